@@ -1,0 +1,119 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The WSGI application of the API and its middleware."""
+
+import re
+
+from keystonemiddleware import auth_token
+from oslo_config import cfg
+from oslo_middleware import cors
+from oslo_middleware import healthcheck
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+from oslo_middleware import sizelimit
+import pecan
+
+from baremetal_orch.api import errors
+from baremetal_orch.api import hooks
+from baremetal_orch.common import exception
+
+CONF = cfg.CONF
+
+#: Paths served without a Keystone token: version discovery, and signals
+#: (authenticated by their own X-Signal-Token).
+PUBLIC_ROUTES = (re.compile(r'^/?$'), re.compile(r'^/v1/?$'),
+                 re.compile(r'^/v1/signals/[^/]+/?$'))
+
+
+class AuthTokenMiddleware:
+    """keystonemiddleware's auth_token, except on the public routes."""
+
+    def __init__(self, app):
+        self.app = app
+        self.auth = auth_token.AuthProtocol(
+            app, {'oslo_config_config': CONF})
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '/')
+        if any(r.match(path) for r in PUBLIC_ROUTES):
+            return self.app(environ, start_response)
+        return self.auth(environ, start_response)
+
+
+class HealthcheckRoute:
+    """/healthcheck answered by oslo.middleware, before authentication."""
+
+    def __init__(self, app):
+        self.app = app
+        self.healthcheck = healthcheck.Healthcheck(None, {'detailed': False})
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '').rstrip('/') == '/healthcheck':
+            return self.healthcheck(environ, start_response)
+        return self.app(environ, start_response)
+
+
+class Request(pecan.Request):
+    """pecan's request, with a malformed body a 400 and not a 500.
+
+    pecan reads a body before any controller: as JSON to look for
+    arguments, as a form to look for ``_method``. It makes a 400 of an
+    undecodable one only; these two raised out of it.
+    """
+
+    @property
+    def json_body(self):
+        try:
+            return super().json_body
+        except RecursionError:
+            # pecan takes a ValueError as "no arguments in the body"; the
+            # controller's own parsing answers 400.
+            raise ValueError('JSON body nested too deeply')
+
+    json = json_body
+
+    @property
+    def POST(self):
+        try:
+            return super().POST
+        except ValueError as e:
+            # e.g. a multipart body without a boundary.
+            raise exception.InvalidParameterValue(
+                reason='Malformed form body: %s' % e)
+
+
+def _pecan_app():
+    noauth = CONF.api.auth_strategy == 'noauth'
+    return pecan.make_app(
+        'baremetal_orch.api.controllers.root.RootController',
+        hooks=[hooks.ErrorHook(), hooks.TextHook(), hooks.ContextHook(noauth),
+               hooks.MicroversionHook(), hooks.RPCHook()],
+        debug=False, force_canonical=False, guess_content_type_from_ext=False,
+        logging=False, request_cls=Request)
+
+
+def setup_app():
+    """The whole API WSGI application, middleware included."""
+    app = _pecan_app()
+    if CONF.api.auth_strategy == 'keystone':
+        app = AuthTokenMiddleware(app)
+    app = HealthcheckRoute(app)
+    # Bodies are read at most up to [api]max_request_body_size, whatever
+    # the server in front (uwsgi, the embedded one): 413 past it.
+    app = sizelimit.RequestBodySizeLimiter(app, CONF)
+    CONF.set_default('max_request_body_size', CONF.api.max_request_body_size,
+                     group='oslo_middleware')
+    app = cors.CORS(app, CONF)
+    app = errors.ErrorDocumentMiddleware(app)
+    app = request_id.RequestId(app)
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
+    return app

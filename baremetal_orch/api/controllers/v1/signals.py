@@ -1,0 +1,136 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/v1/signals/{deployment_uuid}: nodes report their deployment (seed 002).
+
+Authenticated by the deployment's own secret in the ``X-Signal-Token``
+header, never by Keystone: the auth middleware lets this route through
+(:data:`baremetal_orch.api.app.PUBLIC_ROUTES`) and no policy applies.
+The body and what it does are described in
+:mod:`baremetal_orch.conductor.signals` and doc/source/admin/signals.rst.
+"""
+
+from oslo_log import log
+from oslo_utils import uuidutils
+import pecan
+from pecan import rest
+
+from baremetal_orch.api.controllers.v1 import deployments as deployments_api
+from baremetal_orch.api.schemas import signals as schema
+from baremetal_orch.api import utils
+from baremetal_orch.api import validation
+from baremetal_orch.common import exception
+from baremetal_orch.conductor import deployments
+from baremetal_orch.conductor import signals
+from baremetal_orch.db import api as dbapi
+
+LOG = log.getLogger(__name__)
+
+TOKEN_HEADER = 'X-Signal-Token'  # noqa: S105 (a header name)
+#: The body is read as JSON with any of these (curl -d sends the form type).
+CONTENT_TYPES = ('', 'application/json', 'application/x-www-form-urlencoded')
+
+
+class _CappedInput:
+    """A wsgi.input that ends after ``limit`` bytes.
+
+    Whoever reads the body (pecan reads a JSON body before routing to the
+    controller) never reads more than that.
+    """
+
+    def __init__(self, stream, limit):
+        self._stream = stream
+        self._left = limit
+
+    def read(self, size=-1):
+        if size is None or size < 0 or size > self._left:
+            size = self._left
+        data = self._stream.read(size) if size else b''
+        self._left -= len(data)
+        return data
+
+    def readline(self, size=-1):
+        if size is None or size < 0 or size > self._left:
+            size = self._left
+        data = self._stream.readline(size) if size else b''
+        self._left -= len(data)
+        return data
+
+
+def guard_body(request):
+    """Refuse or cap a body before anything reads it.
+
+    413 for a declared Content-Length over MAX_BODY_SIZE; otherwise what
+    can be read of the body is capped at MAX_BODY_SIZE + 1 bytes.
+    """
+    length = request.content_length
+    if length is not None and length > signals.MAX_BODY_SIZE:
+        raise exception.RequestTooLarge(limit=signals.MAX_BODY_SIZE)
+    if length is None and not request.is_body_seekable:
+        request.environ['wsgi.input'] = _CappedInput(
+            request.environ['wsgi.input'], signals.MAX_BODY_SIZE + 1)
+
+
+def read_body(request):
+    """The body, at most MAX_BODY_SIZE bytes.
+
+    Whatever Content-Length says (a chunked body has none): 413 above.
+    """
+    content_type = (request.content_type or '').split(';')[0].strip()
+    if content_type not in CONTENT_TYPES:
+        raise exception.UnsupportedMediaType(content_type=content_type)
+    if request.is_body_seekable:
+        request.body_file_raw.seek(0)
+    data = request.body_file.read(signals.MAX_BODY_SIZE + 1)
+    if len(data) > signals.MAX_BODY_SIZE:
+        raise exception.RequestTooLarge(limit=signals.MAX_BODY_SIZE)
+    return data
+
+
+def _get_record(uuid):
+    if not uuidutils.is_uuid_like(uuid):
+        raise exception.DeploymentNotFound(deployment=uuid)
+    return dbapi.get_deployment(uuid)
+
+
+class SignalsController(rest.RestController):
+    """/v1/signals"""
+
+    @pecan.expose()
+    def _route(self, args, request=None):
+        # Before pecan reads a JSON body to look for arguments in it.
+        request = request or pecan.request
+        if request.method not in ('GET', 'HEAD', 'OPTIONS'):
+            guard_body(request)
+        return super()._route(args, request)
+
+    @pecan.expose('json')
+    def post(self, uuid=None):
+        # POST /v1/signals: a 405, not the missing-argument TypeError.
+        utils.require_ident(uuid)
+        request = pecan.request
+        # Only the path names the deployment: pecan would also take the
+        # argument from a key of a JSON body sent to /v1/signals.
+        if request.path_info.rstrip('/').rsplit('/', 1)[-1] != uuid:
+            raise exception.DeploymentNotFound(deployment='(none)')
+        record = _get_record(uuid)
+        if not deployments.token_matches(record,
+                                         request.headers.get(TOKEN_HEADER)):
+            LOG.warning('Refused a signal for deployment %s: missing or '
+                        'invalid %s', uuid, TOKEN_HEADER)
+            raise exception.InvalidSignalToken(uuid=uuid)
+        body = validation.parse_json(read_body(request))
+        validation.validate(schema.SIGNAL, body, 'signal')
+        record = signals.process(utils.context(), record, body)
+        LOG.info('Deployment %(uuid)s of node %(node)s signalled %(status)s',
+                 {'uuid': record.uuid, 'node': record.node_uuid,
+                  'status': record.status})
+        return deployments_api.to_dict(record)

@@ -1,0 +1,65 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""/v1/tasks/{uuid}?tree=true: the task tree of an action."""
+
+import pecan
+from pecan import rest
+
+from baremetal_orch.api import utils
+from baremetal_orch.common import policy
+from baremetal_orch.db import api as dbapi
+
+FIELDS = ('uuid', 'kind', 'name', 'status', 'reason', 'node_uuid',
+          'parent_uuid', 'action_uuid', 'created_at', 'started_at',
+          'finished_at', 'updated_at')
+
+
+def to_dict(row):
+    doc = {}
+    for field in FIELDS:
+        value = getattr(row, field)
+        if field.endswith('_at') and value is not None:
+            value = utils.timestamp(value)
+        doc[field] = value
+    return doc
+
+
+def tree(root):
+    """The task and its subtasks, nested, from ONE query of the action's
+    tasks (no query per level)."""
+    rows = dbapi.list_tasks(action_uuid=root.action_uuid)
+    children = {}
+    for row in rows:
+        children.setdefault(row.parent_uuid, []).append(row)
+
+    def build(row):
+        doc = to_dict(row)
+        doc['subtasks'] = [build(c) for c in children.get(row.uuid, ())]
+        return doc
+    return build(root)
+
+
+class TasksController(rest.RestController):
+    """/v1/tasks"""
+
+    @pecan.expose('json')
+    def get_one(self, uuid):
+        tree = pecan.request.GET.get('tree')
+        policy.authorize('baremetal_orch:action:get', utils.context())
+        utils.check_uuid(uuid, 'task uuid')
+        row = dbapi.get_task(uuid)
+        if utils.bool_param('tree', tree):
+            return globals()['tree'](row)
+        doc = to_dict(row)
+        doc['subtasks'] = [r.uuid for r in dbapi.list_tasks(
+            parent_uuid=row.uuid)]
+        return doc

@@ -1,0 +1,29 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""JSON schema of a conductor service after a JSON patch."""
+
+from baremetal_orch.api.schemas import common
+
+#: The writable fields of a service document, as they must be after the
+#: patch: both flags present and boolean, the reason a string or null.
+UPDATE = {
+    'type': 'object',
+    'properties': {
+        'forced_down': {'type': 'boolean'},
+        'disabled': {'type': 'boolean'},
+        'disabled_reason': common.NULLABLE_STRING,
+    },
+    'required': ['forced_down', 'disabled'],
+    'additionalProperties': False,
+}
+
+PATCHABLE = frozenset(UPDATE['properties'])

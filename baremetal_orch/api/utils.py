@@ -1,0 +1,235 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Helpers shared by the API controllers."""
+
+import datetime
+import urllib.parse
+
+import jsonpatch
+from oslo_config import cfg
+from oslo_utils import strutils
+from oslo_utils import uuidutils
+import pecan
+
+from baremetal_orch.api import validation
+from baremetal_orch.common import exception
+
+CONF = cfg.CONF
+
+SORT_DIRS = ('asc', 'desc')
+
+
+def context():
+    return pecan.request.context
+
+
+def rpcapi():
+    return pecan.request.rpcapi
+
+
+def json_body(schema=None, what='request body'):
+    """The request's JSON body, validated against ``schema``."""
+    content_type = (pecan.request.content_type or '').split(';')[0].strip()
+    if content_type and content_type not in ('application/json', ''):
+        raise exception.UnsupportedMediaType(content_type=content_type)
+    body = validation.parse_json(pecan.request.body,
+                                 CONF.api.max_request_body_size)
+    if schema is not None:
+        validation.validate(schema, body, what)
+    return body
+
+
+def document_body():
+    """A JSON or YAML document (Content-Type: application/yaml)."""
+    content_type = (pecan.request.content_type or '').split(';')[0].strip()
+    body = pecan.request.body
+    if len(body) > CONF.api.max_request_body_size:
+        raise exception.RequestTooLarge(limit=CONF.api.max_request_body_size)
+    if content_type in ('application/yaml', 'application/x-yaml',
+                        'text/yaml'):
+        return validation.parse_yaml(body)
+    if content_type not in ('application/json', ''):
+        raise exception.UnsupportedMediaType(content_type=content_type)
+    return validation.parse_json(body)
+
+
+def bool_param(name, value):
+    if value is None:
+        return None
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise exception.InvalidParameterValue(
+            reason='Query parameter %s must be a boolean, not %r'
+                   % (name, value))
+
+
+#: Query parameters of every paged list.
+PAGING = ('limit', 'marker', 'sort_key', 'sort_dir')
+LIST_PARAMS = PAGING + ('fields',)
+
+
+def check_query(params, allowed):
+    """400 naming the query parameters a call does not know, or that it
+    was given more than once (pecan passes those as lists)."""
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise exception.InvalidParameterValue(
+            reason='Unknown query parameter(s): %s' % ', '.join(unknown))
+    repeated = sorted(k for k, v in params.items() if isinstance(v, list))
+    if repeated:
+        raise exception.InvalidParameterValue(
+            reason='Query parameter(s) given more than once: %s'
+                   % ', '.join(repeated))
+
+
+def list_params(limit=None, marker=None, sort_key=None, sort_dir=None,
+                allowed_sort_keys=None):
+    """Check and normalize the paging and sorting parameters."""
+    max_limit = CONF.api.max_limit
+    if limit is not None:
+        try:
+            limit = int(limit)
+        except ValueError:
+            raise exception.InvalidParameterValue(
+                reason='limit must be an integer, not %r' % limit)
+        if limit <= 0:
+            raise exception.InvalidParameterValue(
+                reason='limit must be positive, not %d' % limit)
+    limit = min(limit or max_limit, max_limit)
+    if sort_dir is not None and sort_dir not in SORT_DIRS:
+        raise exception.InvalidParameterValue(
+            reason='sort_dir must be asc or desc, not %r' % sort_dir)
+    if (sort_key is not None and allowed_sort_keys is not None
+            and sort_key not in allowed_sort_keys):
+        raise exception.InvalidParameterValue(
+            reason='The sort_key value %r is not one of: %s'
+                   % (sort_key, ', '.join(sorted(allowed_sort_keys))))
+    return limit, marker, sort_key, sort_dir
+
+
+def fields_param(fields, allowed):
+    if not fields:
+        return None
+    wanted = [f.strip() for f in fields.split(',') if f.strip()]
+    unknown = sorted(set(wanted) - set(allowed))
+    if unknown:
+        raise exception.InvalidParameterValue(
+            reason='Unknown field(s) in fields: %s' % ', '.join(unknown))
+    return wanted
+
+
+def trim(doc, fields):
+    if fields is None:
+        return doc
+    return {k: v for k, v in doc.items() if k in fields}
+
+
+def collection(name, items, limit, marker_field='uuid', marker=None):
+    """A list response, with a ``next`` link keeping every filter.
+
+    :param marker: the marker of the last item; give it when ``?fields=``
+        may have trimmed ``marker_field`` from the documents.
+    """
+    result = {name: items}
+    if limit and len(items) >= limit:
+        params = dict(pecan.request.GET.items())
+        params['marker'] = (marker if marker is not None
+                            else items[-1][marker_field])
+        params['limit'] = str(limit)
+        result['next'] = '%s%s?%s' % (
+            pecan.request.host_url, pecan.request.path,
+            urllib.parse.urlencode(sorted(params.items())))
+    return result
+
+
+def timestamp(value):
+    """ISO 8601 with the UTC offset, whether the value came naive from the
+    database or aware from an object."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value.isoformat()
+
+
+def link(path):
+    return [{'href': '%s/v1/%s' % (pecan.request.host_url, path),
+             'rel': 'self'}]
+
+
+def _op_text(op):
+    """An operation for a message, without its value (a secret, maybe)."""
+    if not isinstance(op, dict):
+        return repr(op)
+    return repr({k: v for k, v in op.items() if k != 'value'})
+
+
+def apply_patch(doc, patch, readonly=()):
+    """Apply an RFC 6902 JSON patch to a resource document.
+
+    Messages name the operation and its path, never a value: neither the
+    one sent nor what the document holds there (driver_info's secrets).
+    """
+    if not isinstance(patch, list):
+        raise exception.PatchError(reason='a JSON patch must be a list of '
+                                          'operations')
+    for op in patch:
+        if not isinstance(op, dict) or 'path' not in op or 'op' not in op:
+            raise exception.PatchError(
+                reason='each operation needs "op" and "path": %s'
+                       % _op_text(op))
+        if op['op'] not in ('add', 'remove', 'replace', 'move', 'copy',
+                            'test'):
+            raise exception.PatchError(reason='unknown op %r' % op['op'])
+        if op['path'] == '' or op.get('from') == '':
+            raise exception.PatchError(
+                reason='the whole document cannot be replaced: %s'
+                       % _op_text(op))
+        for key in ('path', 'from'):
+            top = str(op.get(key, '')).lstrip('/').split('/')[0]
+            if top in readonly:
+                raise exception.PatchError(
+                    reason='%s cannot be changed' % op[key])
+    for i, op in enumerate(patch):
+        try:
+            doc = jsonpatch.apply_patch(doc, [op])
+        except jsonpatch.JsonPatchTestFailed:
+            # Its message quotes values, or what jsonpointer's does.
+            raise exception.PatchError(
+                reason='operation %d %s: the test failed' % (i, _op_text(op)))
+        except jsonpatch.JsonPatchException as e:
+            raise exception.PatchError(
+                reason='operation %d %s: %s' % (i, _op_text(op), e))
+        except jsonpatch.JsonPointerException:
+            # Its message quotes the part of the document it walked.
+            raise exception.PatchError(
+                reason='operation %d %s: the path does not exist in the '
+                       'document' % (i, _op_text(op)))
+    return doc
+
+
+def require_ident(ident):
+    """Refuse PATCH or DELETE on a whole collection.
+
+    A 405, not the missing-argument TypeError (a 500) of the controller.
+    """
+    if ident is None:
+        pecan.abort(405)
+    return ident
+
+
+def check_uuid(value, what):
+    if not uuidutils.is_uuid_like(value):
+        raise exception.InvalidParameterValue(
+            reason='%s must be a UUID, not %r' % (what, value))
+    return value

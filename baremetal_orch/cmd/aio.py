@@ -1,0 +1,103 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""baremetal-orch: the all-in-one service.
+
+API and conductor in one process with ``[DEFAULT]rpc_transport = none``;
+by default sqlite, ``noauth`` and the fake driver, on 127.0.0.1. With
+``--site-dir`` it loads an example site and strategy through its own REST
+API, runs ``deploy_site`` and prints the report (see README.rst).
+"""
+
+import os
+import sys
+
+from oslo_config import cfg
+from oslo_log import log
+
+from baremetal_orch.api import app
+from baremetal_orch.common import service
+from baremetal_orch.common import wsgi_server
+from baremetal_orch.conductor import manager as manager_mod
+from baremetal_orch.conductor import rpcapi
+from baremetal_orch.db import migration
+from baremetal_orch import demo
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+cli_opts = [
+    cfg.StrOpt('site-dir',
+               help='Load the site (site.yaml) and the deployment strategy '
+                    '(deployment-strategy.yaml) of this directory through '
+                    'the API, then run deploy_site and print the report.'),
+    cfg.MultiStrOpt('failure', default=[],
+                    help='Overlay of the site directory\'s failures/ to '
+                         'apply (e.g. ntp-prepare-fails); repeatable.'),
+    cfg.BoolOpt('exit-when-done', default=False,
+                help='With --site-dir: stop once the action ended; the exit '
+                     'status is 0 when it succeeded, 1 otherwise.'),
+]
+
+STATE_DIR = os.path.join(os.path.expanduser('~'), '.local', 'share',
+                         'baremetal-orch')
+
+
+def _embedded_defaults():
+    """The embedded default: no broker, no Keystone, sqlite, loopback."""
+    CONF.set_default('rpc_transport', 'none')
+    CONF.set_default('auth_strategy', 'noauth', group='api')
+    CONF.set_default('connection', 'sqlite:///%s' % os.path.join(
+        STATE_DIR, 'baremetal-orch.sqlite'), group='database')
+    CONF.set_default('heartbeat_interval', 2, group='conductor')
+
+
+def main(argv=None):
+    CONF.register_cli_opts(cli_opts)
+    _embedded_defaults()
+    service.prepare_service(argv, binary='baremetal-orch')
+    if CONF.database.connection.startswith('sqlite:///'):
+        os.makedirs(os.path.dirname(
+            CONF.database.connection[len('sqlite:///'):]) or '.',
+            exist_ok=True)
+    migration.upgrade()
+    manager = manager_mod.ConductorManager(CONF.host)
+    manager.init_host()
+    rpcapi.set_local_manager(manager)
+    server = wsgi_server.Server(
+        app.setup_app(), CONF.api.host_ip, CONF.api.port,
+        CONF.api.api_workers)
+    endpoint = 'http://%s:%s' % (CONF.api.host_ip, server.port)
+    LOG.info('baremetal-orch all-in-one serving %s (rpc_transport=%s, '
+             'auth=%s)', endpoint, CONF.rpc_transport,
+             CONF.api.auth_strategy)
+    print('baremetal-orch all-in-one: API on %s' % endpoint, flush=True)
+    status = 0
+    try:
+        if CONF.site_dir:
+            server.start()
+            status = demo.run(endpoint, CONF.site_dir, CONF.failure)
+            if not CONF.exit_when_done:
+                print('Still serving %s; Ctrl-C to stop.' % endpoint,
+                      flush=True)
+                server._thread.join()
+        else:
+            server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        manager.del_host(wait=False)
+    return status
+
+
+if __name__ == '__main__':
+    sys.exit(main())

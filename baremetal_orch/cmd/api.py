@@ -1,0 +1,37 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""baremetal-orch-api: the API server on its own."""
+
+import sys
+
+from oslo_config import cfg
+from oslo_log import log
+
+from baremetal_orch.api import app
+from baremetal_orch.common import service
+from baremetal_orch.common import wsgi_server
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+
+def main(argv=None):
+    service.prepare_service(argv, binary='baremetal-orch-api')
+    server = wsgi_server.Server(
+        app.setup_app(), CONF.api.host_ip, CONF.api.port,
+        CONF.api.api_workers)
+    LOG.info('API listening on %s:%s', CONF.api.host_ip, server.port)
+    server.serve_forever()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

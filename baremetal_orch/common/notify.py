@@ -1,0 +1,209 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Where the service emits its versioned notifications (seed 004).
+
+Call sites in the API and the conductor call these functions; they build
+the payloads of baremetal_orch.objects.*_payloads and send them. They
+never raise: a notification that cannot be sent is logged. When
+``[DEFAULT]notification_level`` filters a notification out, no payload is
+built at all.
+
+The publisher id is ``<service binary>.<host>``: the services call
+:func:`set_publisher` at start-up; until then it is the conductor's,
+``baremetal-orch-conductor.<[DEFAULT]host>``.
+"""
+
+import contextlib
+
+from oslo_config import cfg
+from oslo_log import log
+from oslo_utils import excutils
+
+from baremetal_orch.objects import action_payloads
+from baremetal_orch.objects import inventory_payloads
+from baremetal_orch.objects import node_payloads
+from baremetal_orch.objects import notification
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+API_SERVICE = 'baremetal-orch-api'
+CONDUCTOR_SERVICE = 'baremetal-orch-conductor'
+
+_PUBLISHER = {'service': None, 'host': None}
+
+#: resource -> (notification class, payload class).
+_CRUD = {
+    'node': (node_payloads.NodeCRUDNotification,
+             node_payloads.NodeCRUDPayload),
+    'port': (inventory_payloads.PortCRUDNotification,
+             inventory_payloads.PortCRUDPayload),
+    'chassis': (inventory_payloads.ChassisCRUDNotification,
+                inventory_payloads.ChassisCRUDPayload),
+}
+
+
+def set_publisher(service_binary, host=None):
+    """Name the service that publishes: ``<service_binary>.<host>``.
+
+    :param service_binary: ``baremetal-orch-api`` or
+        ``baremetal-orch-conductor`` (the all-in-one process publishes as
+        the conductor; its API requests as well).
+    :param host: defaults to ``[DEFAULT]host`` when notifications are sent.
+    """
+    _PUBLISHER['service'] = service_binary
+    _PUBLISHER['host'] = host
+
+
+def get_publisher():
+    """The :class:`NotificationPublisher` of this process."""
+    return notification.NotificationPublisher(
+        service=_PUBLISHER['service'] or CONDUCTOR_SERVICE,
+        host=_PUBLISHER['host'] or CONF.host)
+
+
+def _safe(func):
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except Exception:
+            LOG.exception('Failed to send the notification of %s',
+                          func.__name__)
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
+def _emit(context, cls, obj, action, status, make_payload):
+    """Build and send one notification, unless its level is filtered out.
+
+    :param make_payload: a callable returning the payload, called only when
+        the notification will be sent.
+    :returns: True when the notification was handed to the notifier.
+    """
+    level = notification.level_for(status)
+    # The event type is checked even when nothing is sent, so a wrong call
+    # site shows in the logs of every deployment.
+    event_type = notification.EventType(object=obj, action=action,
+                                        status=status)
+    if not notification.should_send(level):
+        return False
+    return cls(level=level, event_type=event_type, publisher=get_publisher(),
+               payload=make_payload()).emit(context)
+
+
+def _reason(exc):
+    return None if exc is None else str(exc) or type(exc).__name__
+
+
+@_safe
+def crud(context, resource, action, status, obj, exc=None):
+    """baremetal.<node|port|chassis>.<create|update|delete>.<status>."""
+    cls, payload_cls = _CRUD[resource]
+    return _emit(context, cls, resource, action, status,
+                 lambda: payload_cls(obj))
+
+
+@contextlib.contextmanager
+def crud_scope(context, resource, action, obj):
+    """Wrap a create, update or delete: start before, end after, error
+    (then the original exception) when it raises."""
+    crud(context, resource, action, 'start', obj)
+    try:
+        yield
+    except Exception as e:
+        with excutils.save_and_reraise_exception():
+            crud(context, resource, action, 'error', obj, exc=e)
+    crud(context, resource, action, 'end', obj)
+
+
+@_safe
+def provision(context, node, status, prev_state, prev_target, event):
+    """baremetal.node.provision_set.<start|end|success|error>."""
+    return _emit(context, node_payloads.NodeSetProvisionStateNotification,
+                 'node', 'provision_set', status,
+                 lambda: node_payloads.NodeSetProvisionStatePayload(
+                     node, prev_state, prev_target, event))
+
+
+@_safe
+def maintenance(context, node, status, exc=None):
+    """baremetal.node.maintenance_set.<start|end|error>."""
+    return _emit(context, node_payloads.NodeMaintenanceNotification,
+                 'node', 'maintenance_set', status,
+                 lambda: node_payloads.NodePayload(node))
+
+
+@_safe
+def console(context, node, action, status, exc=None):
+    """baremetal.node.console_<set|restore>.<start|end|error>."""
+    return _emit(context, node_payloads.NodeConsoleNotification,
+                 'node', 'console_%s' % action, status,
+                 lambda: node_payloads.NodePayload(node))
+
+
+@_safe
+def action(context, action, status, exc=None):
+    """baremetal.action.run.<start|end|error>."""
+    return _emit(context, action_payloads.ActionNotification,
+                 'action', 'run', status,
+                 lambda: action_payloads.ActionPayload(action))
+
+
+def _group_report(action, group, status, report):
+    # The group's node list and criticality are fixed when the action
+    # starts (action.report); the rest comes from the call site.
+    planned = ((getattr(action, 'report', None) or {}).get('groups') or
+               {}).get(group) or {}
+    entry = {k: planned[k] for k in ('nodes', 'critical') if k in planned}
+    if report is None and status == 'start':
+        entry['status'] = 'running'
+    entry.update(report or {})
+    return entry
+
+
+@_safe
+def group(context, action, group, phase, status, report=None):
+    """baremetal.deployment_group.<prepare|deploy>.<start|end|error>.
+
+    :param report: the group's status (``status``, ``reason``, ``misses``,
+        and optionally ``critical``, ``nodes``, ``succeeded_nodes``,
+        ``failed_nodes``: lists or counts).
+    """
+    return _emit(context, action_payloads.DeploymentGroupNotification,
+                 'deployment_group', phase, status,
+                 lambda: action_payloads.DeploymentGroupPayload(
+                     action, group, phase,
+                     _group_report(action, group, status, report)))
+
+
+@_safe
+def signal(context, deployment, status):
+    """baremetal.deployment.signal.<success|end|error>.
+
+    :param status: the signal's status, ``IN_PROGRESS`` (success),
+        ``COMPLETE`` (end) or ``FAILED`` (error).
+    """
+    status = action_payloads.SIGNAL_STATUSES.get(str(status).upper(),
+                                                 status)
+    return _emit(context, action_payloads.DeploymentSignalNotification,
+                 'deployment', 'signal', status,
+                 lambda: action_payloads.DeploymentSignalPayload(deployment))
+
+
+@_safe
+def labels(context, action, node, status, diff=None, exc=None):
+    """baremetal.node.labels_set.<start|end|error>."""
+    return _emit(context, node_payloads.NodeLabelsNotification,
+                 'node', 'labels_set', status,
+                 lambda: node_payloads.NodeLabelsPayload(
+                     node, action, diff, _reason(exc)))

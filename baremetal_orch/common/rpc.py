@@ -1,0 +1,109 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""oslo.messaging plumbing: transports, RPC servers, clients, notifier.
+
+With ``[DEFAULT]rpc_transport = none`` no transport is created for RPC: the
+API calls the in-process conductor directly (the all-in-one service).
+"""
+
+from oslo_config import cfg
+import oslo_messaging as messaging
+
+from baremetal_orch.common import context as orch_context
+from baremetal_orch.objects import base as objects_base
+
+CONF = cfg.CONF
+
+TOPIC = 'baremetal_orch.conductor'
+
+#: Exceptions raised by a conductor come back to the caller as themselves
+#: (with their HTTP status), not as a generic RemoteError.
+ALLOWED_EXMODS = ['baremetal_orch.common.exception']
+
+_TRANSPORT = None
+_NOTIFICATION_TRANSPORT = None
+_NOTIFIER = None
+
+messaging.set_transport_defaults('baremetal_orch')
+
+
+class ContextSerializer(messaging.Serializer):
+    """Serializes the request context and versioned objects."""
+
+    def __init__(self):
+        self._base = objects_base.BaremetalOrchObjectSerializer()
+
+    def serialize_entity(self, ctxt, entity):
+        return self._base.serialize_entity(ctxt, entity)
+
+    def deserialize_entity(self, ctxt, entity):
+        return self._base.deserialize_entity(ctxt, entity)
+
+    def serialize_context(self, ctxt):
+        return ctxt.to_dict()
+
+    def deserialize_context(self, ctxt):
+        return orch_context.from_dict(ctxt)
+
+
+def get_transport():
+    global _TRANSPORT
+    if _TRANSPORT is None:
+        _TRANSPORT = messaging.get_rpc_transport(
+            CONF, allowed_remote_exmods=ALLOWED_EXMODS)
+    return _TRANSPORT
+
+
+def get_notification_transport():
+    global _NOTIFICATION_TRANSPORT
+    if _NOTIFICATION_TRANSPORT is None:
+        _NOTIFICATION_TRANSPORT = messaging.get_notification_transport(CONF)
+    return _NOTIFICATION_TRANSPORT
+
+
+def get_client(topic=TOPIC, version='1.0', timeout=None):
+    target = messaging.Target(topic=topic, version=version)
+    return messaging.get_rpc_client(get_transport(), target,
+                                    serializer=ContextSerializer(),
+                                    timeout=timeout)
+
+
+def get_server(host, endpoints, topic=TOPIC):
+    target = messaging.Target(topic=topic, server=host)
+    return messaging.get_rpc_server(get_transport(), target, endpoints,
+                                    executor='threading',
+                                    serializer=ContextSerializer())
+
+
+def get_versioned_notifier(publisher_id):
+    """A notifier for versioned notifications; None when they are off."""
+    global _NOTIFIER
+    if not CONF.notification_level:
+        return None
+    if _NOTIFIER is None:
+        # A level set with no [oslo_messaging_notifications]driver means
+        # "send them": use the versioned-notification driver.
+        transport = get_notification_transport()
+        driver = (None if CONF.oslo_messaging_notifications.driver
+                  else 'messagingv2')
+        _NOTIFIER = messaging.Notifier(
+            transport, serializer=ContextSerializer(), driver=driver,
+            topics=CONF.versioned_notifications_topics)
+    return _NOTIFIER.prepare(publisher_id=publisher_id)
+
+
+def cleanup():
+    global _TRANSPORT, _NOTIFICATION_TRANSPORT, _NOTIFIER
+    for transport in (_TRANSPORT, _NOTIFICATION_TRANSPORT):
+        if transport is not None:
+            transport.cleanup()
+    _TRANSPORT = _NOTIFICATION_TRANSPORT = _NOTIFIER = None

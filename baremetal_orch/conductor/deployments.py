@@ -1,0 +1,147 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Deployment records and signals of node deployments (seed 002).
+
+Each deploy of a node gets a record with a signal URL and a secret token;
+the node reads both from its instance info (``deploy_signal_url``,
+``deploy_signal_token``, ``deploy_status_aware: true``). Only a hash of
+the token is stored.
+"""
+
+import hashlib
+import hmac
+import secrets
+import time
+
+from oslo_config import cfg
+from oslo_db import api as oslo_db_api
+from oslo_log import log
+from oslo_utils import netutils
+from oslo_utils import uuidutils
+
+from baremetal_orch.common import exception
+from baremetal_orch.common import notify
+from baremetal_orch.db import api as dbapi
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+IN_PROGRESS = 'IN_PROGRESS'
+COMPLETE = 'COMPLETE'
+FAILED = 'FAILED'
+
+#: The event recorded when no final signal came in time.
+TIMEOUT_EVENT = 'deployment.signal.timeout'
+
+
+def hash_token(token):
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def token_matches(record, token):
+    if not token or not record.token_hash:
+        return False
+    return hmac.compare_digest(record.token_hash, hash_token(token))
+
+
+_WILDCARDS = ('0.0.0.0', '::', '')  # nosec B104: compared, not bound
+_warned = []
+
+
+def public_endpoint():
+    """Where nodes reach the API.
+
+    ``[api]public_endpoint``, else ``http://[api]host_ip:[api]port`` (which
+    a node can only use when host_ip is a real address: set
+    public_endpoint otherwise).
+    """
+    if CONF.api.public_endpoint:
+        return CONF.api.public_endpoint.rstrip('/')
+    host = CONF.api.host_ip
+    if host in _WILDCARDS and not _warned:
+        _warned.append(True)
+        LOG.warning('[api]public_endpoint is not set and [api]host_ip is '
+                    '%r: nodes cannot reach the signal URLs handed to '
+                    'them. Set [api]public_endpoint.', host)
+    return 'http://%s:%s' % (netutils.escape_ipv6(host), CONF.api.port)
+
+
+def current(node_uuid, action_uuid=None):
+    """The node's live (not superseded) deployment record, or None.
+
+    With ``action_uuid``, only a record of that action: what a resumed
+    deploy phase waits for instead of deploying the node again.
+    """
+    rows = dbapi.list_deployments(
+        {'node_uuid': node_uuid, 'action_uuid': action_uuid}, limit=1,
+        sort_key='id', sort_dir='desc')
+    return rows[0] if rows else None
+
+
+# On MariaDB the record's INSERT after the UPDATE that supersedes the
+# node's previous records (a gap lock on the node index when there is none)
+# deadlocks with another node's: 16 nodes deploying at once hit it (drill
+# R1). The transaction is rolled back whole, so it is simply tried again.
+@oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True,
+                           retry_interval=0.05, inc_retry_interval=True)
+def create(node, action_uuid, host):
+    """A new record for ``node``; returns (record, token)."""
+    token = secrets.token_urlsafe(32)
+    uuid = uuidutils.generate_uuid()
+    record = dbapi.create_deployment({
+        'uuid': uuid, 'node_uuid': node.uuid, 'action_uuid': action_uuid,
+        'conductor': host, 'status': IN_PROGRESS,
+        'signal_url': '%s/v1/signals/%s' % (public_endpoint(), uuid),
+        'token_hash': hash_token(token), 'final': False})
+    return record, token
+
+
+def instance_info(node, record, token):
+    """What the node reads at deploy time."""
+    info = dict(node.instance_info or {})
+    info.update({'deploy_signal_url': record.signal_url,
+                 'deploy_signal_token': token,
+                 'deploy_status_aware': True,
+                 'deployment_uuid': record.uuid})
+    return info
+
+
+def wait_for_final(record_uuid, timeout, poll=0.1, context=None):
+    """Wait for the final signal; returns the record.
+
+    :raises: ProvisioningTimeout when none comes within ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        record = dbapi.get_deployment(record_uuid)
+        if record.final:
+            return record
+        if time.monotonic() >= deadline:
+            reason = 'timeout: no final signal within %s s' % timeout
+            try:
+                # Conditional: a final signal that arrives in between wins.
+                record = dbapi.update_deployment(record_uuid, {
+                    'status': FAILED, 'final': True,
+                    'status_reason': reason}, only_if_not_final=True)
+            except exception.SignalAfterFinal:
+                return dbapi.get_deployment(record_uuid)
+            dbapi.create_event(
+                TIMEOUT_EVENT, resource_uuid=record.node_uuid,
+                action_uuid=record.action_uuid, message=reason,
+                details={'deployment_uuid': record.uuid, 'status': FAILED,
+                         'reason': reason})
+            if context is not None:
+                notify.signal(context, record, FAILED)
+            raise exception.ProvisioningTimeout(
+                node=record.node_uuid, state='a final signal',
+                timeout=timeout)
+        time.sleep(poll)

@@ -1,0 +1,185 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The conductor's RPC endpoint: thin, it locks nodes and delegates."""
+
+import futurist
+from oslo_config import cfg
+from oslo_log import log
+import oslo_messaging as messaging
+
+from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import exception
+from baremetal_orch.common import notify
+from baremetal_orch.common import states
+from baremetal_orch.conductor import actions
+from baremetal_orch.conductor import periodics
+from baremetal_orch.conductor import provisioning
+from baremetal_orch.conductor import recovery
+from baremetal_orch.conductor import taskmanager
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.ironic import client as ironic_client
+from baremetal_orch.ironic import sync as ironic_sync
+from baremetal_orch.objects import node as node_obj
+from baremetal_orch.objects import service as service_obj
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+
+class ConductorManager:
+    """The methods the API and other conductors call over RPC."""
+
+    RPC_API_VERSION = '1.0'
+    target = messaging.Target(version=RPC_API_VERSION)
+
+    def __init__(self, host=None):
+        self.host = host or CONF.host
+        self.executor = None
+        self.periodics = None
+        self.actions = None
+        self.ironic_sync = None
+
+    # Life cycle ------------------------------------------------------------
+
+    def prepare_host(self):
+        """Make the endpoint able to serve calls (before the RPC server
+        starts listening); idempotent."""
+        if self.executor is None:
+            self.executor = futurist.ThreadPoolExecutor(
+                max_workers=CONF.conductor.workers)
+            self.actions = actions.ActionRunner(self)
+            self.periodics = periodics.Periodics(self)
+
+    def init_host(self):
+        """Register the service and start working.
+
+        Call it once the RPC server listens: from the moment the service
+        record looks alive, other processes send it work.
+        """
+        self.prepare_host()
+        ctx = orch_context.get_admin_context()
+        recovery.recover_host(ctx, self.host, self.host)
+        dbapi.clear_reservations(self.host)
+        service_obj.Service.register(
+            ctx, self.host, shard_key=CONF.ironic.shard_key,
+            conductor_group=CONF.ironic.conductor_group)
+        ironic_client.warn_deprecated_peer_list(CONF)
+        if ironic_sync.enabled(CONF):
+            self.ironic_sync = ironic_sync.SyncJob(self.host, ctx)
+            self.periodics.extra_jobs.append(
+                ('ironic_sync', CONF.conductor.sync_interval,
+                 self.ironic_sync))
+            self._spawn(self.ironic_sync)  # the start-up sync
+        self.periodics.start()
+        self.actions.resume_own(ctx)
+        LOG.info('Conductor %s started (shard %s, conductor group %s)',
+                 self.host, CONF.ironic.shard_key,
+                 CONF.ironic.conductor_group)
+
+    def del_host(self, wait=True):
+        if self.periodics:
+            self.periodics.stop()
+        if self.actions:
+            self.actions.stop()
+        if self.executor:
+            self.executor.shutdown(wait=wait)
+        LOG.info('Conductor %s stopped', self.host)
+
+    def _spawn(self, func, *args, **kwargs):
+        return self.executor.submit(func, *args, **kwargs)
+
+    # Node states -----------------------------------------------------------
+
+    def do_provisioning_action(self, context, node_uuid, target):
+        """PUT /v1/nodes/{ident}/states/provision: validate and lock now,
+        run the driver in the background."""
+        event = states.VERBS.get(target)
+        if event is None:
+            raise exception.InvalidParameterValue(
+                reason='Unknown provision target %s' % target)
+        timeout = (CONF.conductor.deploy_timeout if event == 'deploy'
+                   else CONF.conductor.prepare_timeout)
+        with taskmanager.acquire(context, node_uuid, self.host,
+                                 purpose=target) as task:
+            task.driver.validate(task.node)
+            provisioning.check_transition(task.node, event)
+            provisioning.begin(context, task.node, event)
+            task.hand_over()
+            self._spawn(self._run_provision, context, task, event, timeout)
+
+    def _run_provision(self, context, task, event, timeout):
+        try:
+            instance_info = task.node.instance_info if event == 'deploy' \
+                else None
+            provisioning.run(context, task, event, timeout, instance_info)
+        except Exception:
+            # Recorded on the node by provisioning.run (last_error).
+            pass
+        finally:
+            task.release()
+
+    def set_maintenance(self, context, node_uuid, enabled, reason=None):
+        with taskmanager.acquire(context, node_uuid, self.host,
+                                 purpose='maintenance') as task:
+            node = task.node
+            task.driver.set_maintenance(node, enabled, reason)
+            node.maintenance = enabled
+            node.maintenance_reason = reason if enabled else None
+            node.save()
+            return node
+
+    def set_console(self, context, node_uuid, enabled):
+        with taskmanager.acquire(context, node_uuid, self.host,
+                                 purpose='console') as task:
+            node = task.node
+            notify.console(context, node, 'set', 'start')
+            try:
+                task.driver.set_console(node, enabled)
+            except Exception as e:
+                notify.console(context, node, 'set', 'error', exc=e)
+                raise
+            node.console_enabled = enabled
+            node.save()
+            notify.console(context, node, 'set', 'end')
+            return node
+
+    def restore_consoles(self, context):
+        """Re-enable the consoles of this conductor's nodes (start-up or
+        take-over): console_restore notifications."""
+        for node in node_obj.Node.list(
+                context, filters={'conductor': self.host}):
+            if not node.console_enabled:
+                continue
+            notify.console(context, node, 'restore', 'start')
+            try:
+                provisioning_driver = taskmanager.provisioning.get_driver(
+                    node.driver)
+                provisioning_driver.set_console(node, True)
+            except Exception as e:
+                LOG.warning('Could not restore the console of node %s: %s',
+                            node.ident, e)
+                notify.console(context, node, 'restore', 'error', exc=e)
+                continue
+            notify.console(context, node, 'restore', 'end')
+
+    # Actions ---------------------------------------------------------------
+
+    def start_action(self, context, action_uuid):
+        """Take an action created by the API and run it."""
+        self.actions.start(context, action_uuid)
+
+    def run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
+                       phase, params=None):
+        """Prepare or deploy one node of an action (cast by the action's
+        conductor to the node's owner); the outcome goes to the task row."""
+        self._spawn(self.actions.run_node_phase, context, action_uuid,
+                    task_uuid, node_uuid, phase, params or {})

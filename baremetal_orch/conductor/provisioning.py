@@ -1,0 +1,130 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Driving a node through the provision state machine with its driver.
+
+The PUT states/provision API and the prepare/deploy phases of actions use
+the same functions, so a node moves the same way whoever asks.
+"""
+
+from oslo_log import log
+from oslo_utils import excutils
+
+from baremetal_orch.common import exception
+from baremetal_orch.common import notify
+from baremetal_orch.common import states
+
+LOG = log.getLogger(__name__)
+
+#: The driver method run for each FSM event that leaves a stable state.
+_DRIVER_CALLS = {
+    'manage': 'manage',
+    'provide': 'provide',
+    'deploy': 'deploy',
+    'delete': 'undeploy',
+}
+
+
+#: States in which a node needs no prepare phase: ready to deploy, or
+#: deployed already (update_site over a deployed site).
+PREPARED_STATES = frozenset([states.AVAILABLE, states.ACTIVE,
+                             states.DEPLOYFAIL])
+
+
+def check_transition(node, event):
+    """The next state, or InvalidStateRequested (409)."""
+    nxt = states.next_state(node.provision_state, event)
+    if nxt is None:
+        raise exception.InvalidStateRequested(
+            action=event, node=node.ident, state=node.provision_state)
+    return nxt
+
+
+def _move(context, node, event):
+    """Apply an FSM event to the node, save it, and notify."""
+    prev_state = node.provision_state
+    prev_target = node.target_provision_state
+    nxt = check_transition(node, event)
+    node.provision_state = nxt
+    node.target_provision_state = states.target_of(nxt)
+    if event != 'fail':
+        node.last_error = None
+    node.save()
+    if nxt in states.WORKING_STATES:
+        status = 'start'
+    elif prev_state in states.WORKING_STATES and event == 'done':
+        status = 'end'
+    elif event == 'fail':
+        status = 'error'
+    else:
+        status = 'success'
+    notify.provision(context, node, status, prev_state, prev_target, event)
+    return nxt
+
+
+def begin(context, node, event):
+    """Apply ``event`` now: enter its working state before background
+    work, or ``fail`` out of one (recovery)."""
+    return _move(context, node, event)
+
+
+def run(context, task, event, timeout, instance_info=None):
+    """Run the driver call of ``event`` on a node already moved into its
+    working state by begin(), then finish the transition.
+
+    :raises: DriverError subclasses after recording the failure.
+    """
+    node = task.node
+    method = getattr(task.driver, _DRIVER_CALLS[event])
+    try:
+        if event == 'deploy':
+            method(node, instance_info or {}, timeout)
+        else:
+            method(node, timeout)
+    except Exception as e:
+        with excutils.save_and_reraise_exception():
+            node.last_error = str(e)
+            _move(context, node, 'fail')
+            LOG.warning('%s of node %s failed: %s', event, node.ident, e)
+    # Leave the working states (deleting goes through cleaning).
+    while node.provision_state in states.WORKING_STATES:
+        _move(context, node, 'done')
+
+
+def do(context, task, event, timeout, instance_info=None):
+    """begin() and run() in one call, for synchronous callers."""
+    begin(context, task.node, event)
+    run(context, task, event, timeout, instance_info)
+
+
+def prepare(context, task, timeout):
+    """The prepare phase: manage then provide, skipping what is done."""
+    node = task.node
+    if node.provision_state in PREPARED_STATES:
+        return False
+    if node.provision_state in (states.ENROLL,):
+        do(context, task, 'manage', timeout)
+    if node.provision_state in (states.MANAGEABLE, states.CLEANFAIL):
+        do(context, task, 'provide', timeout)
+    if node.provision_state not in PREPARED_STATES:
+        raise exception.ProvisioningFailed(
+            node=node.ident, reason='node is %s, cannot prepare it'
+            % node.provision_state)
+    return True
+
+
+def deploy(context, task, timeout, instance_info):
+    """The deploy phase; a node already active is not deployed again."""
+    node = task.node
+    if node.provision_state == states.ACTIVE:
+        return False
+    do(context, task, 'deploy', timeout, instance_info)
+    return True

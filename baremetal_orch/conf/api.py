@@ -1,0 +1,37 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+from oslo_config import cfg
+
+opts = [
+    cfg.HostAddressOpt('host_ip', default='127.0.0.1',
+                       help='Address the API server listens on.'),
+    cfg.PortOpt('port', default=6388, help='Port the API server listens on.'),
+    cfg.StrOpt('auth_strategy', default='keystone',
+               choices=[('keystone', 'keystonemiddleware auth_token'),
+                        ('noauth', 'no authentication (embedded default, '
+                                   'tests)')],
+               help='Authentication strategy of the API.'),
+    cfg.IntOpt('max_limit', default=1000, min=1,
+               help='Largest number of items a list call returns at once.'),
+    cfg.IntOpt('max_request_body_size', default=1048576, min=1024,
+               help='Largest request body accepted, in bytes.'),
+    cfg.StrOpt('public_endpoint',
+               help='Public URL of the API, used in links and signal URLs. '
+                    'Defaults to the URL the request came to.'),
+    cfg.IntOpt('api_workers', default=4, min=1,
+               help='Threads serving requests in the standalone API server.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='api')

@@ -1,0 +1,42 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import socket
+
+from oslo_config import cfg
+
+opts = [
+    cfg.StrOpt('host', default=socket.gethostname(),
+               sample_default='localhost',
+               help='Name of this service. Must be unique among the '
+                    'conductor services of a deployment.'),
+    cfg.StrOpt('rpc_transport', default='oslo', choices=[
+        ('oslo', 'oslo.messaging over [DEFAULT]transport_url'),
+        ('none', 'direct in-process calls; API and conductor in one process '
+                 '(the all-in-one baremetal-orch command)')],
+        help='How the API reaches the conductor.'),
+    cfg.StrOpt('notification_level',
+               choices=[('debug', 'debug and above'),
+                        ('info', 'info and above'),
+                        ('warning', 'warning and above'),
+                        ('error', 'error and above'),
+                        ('critical', 'critical only')],
+               help='Lowest priority of the versioned notifications sent. '
+                    'Unset (the default) sends none.'),
+    cfg.ListOpt('versioned_notifications_topics',
+                default=['baremetal_orch_versioned_notifications'],
+                help='Topics the versioned notifications are sent on.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts)

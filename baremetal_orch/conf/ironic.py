@@ -1,0 +1,59 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
+
+GROUP = 'ironic'
+
+opts = [
+    cfg.StrOpt('shard_key',
+               help='The Ironic shard this conductor service owns. When set, '
+                    'only nodes of this shard are ever listed.'),
+    cfg.StrOpt('conductor_group',
+               deprecated_name='partition_key',
+               help='The Ironic conductor group this service owns. '
+                    'Formerly partition_key.'),
+    cfg.ListOpt('peer_list', default=[],
+                deprecated_for_removal=True,
+                deprecated_reason='Use shard_key: one conductor service per '
+                                  'shard, moving nodes with '
+                                  'baremetal-orch-manage node move.',
+                help='Services sharing one conductor group. With more than '
+                     'one, nodes are spread over them on a hash ring.'),
+    cfg.IntOpt('api_max_retries', default=6, min=0,
+               help='Retries of an Ironic call answered with a conflict or '
+                    'unavailability.'),
+    cfg.IntOpt('api_retry_interval', default=2, min=0,
+               help='Seconds between two retries of an Ironic call.'),
+    cfg.FloatOpt('poll_interval', default=1.0, min=0.05,
+                 help='Seconds between two polls of a node\'s state.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group=GROUP)
+    ks_loading.register_session_conf_options(conf, GROUP)
+    ks_loading.register_auth_conf_options(conf, GROUP)
+    # Adapter options include endpoint_override, service_type and
+    # valid_interfaces.
+    ks_loading.register_adapter_conf_options(
+        conf, GROUP, include_deprecated=False)
+    conf.set_default('service_type', 'baremetal', group=GROUP)
+
+
+def list_opts():
+    return (opts
+            + ks_loading.get_session_conf_options()
+            + ks_loading.get_auth_common_conf_options()
+            + ks_loading.get_auth_plugin_conf_options('password')
+            + ks_loading.get_adapter_conf_options(include_deprecated=False))

@@ -1,0 +1,54 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Schema migrations: alembic for our tables, taskflow's own for its own."""
+
+import os
+
+from alembic import command as alembic_command
+from alembic import config as alembic_config
+from alembic import migration as alembic_migration
+
+from baremetal_orch.db.sqlalchemy import api as sqla_api
+
+_VERSION_TABLE = 'baremetal_orch_alembic_version'
+_ALEMBIC_INI = os.path.join(os.path.dirname(__file__), 'sqlalchemy',
+                            'alembic.ini')
+
+
+def _config(connection):
+    config = alembic_config.Config(_ALEMBIC_INI)
+    config.set_main_option('script_location', os.path.join(
+        os.path.dirname(__file__), 'sqlalchemy', 'alembic'))
+    config.attributes['connection'] = connection
+    return config
+
+
+def upgrade(revision='head', engine=None):
+    """Upgrade the schema, then taskflow's persistence tables."""
+    engine = engine or sqla_api.get_engine()
+    with engine.begin() as connection:
+        alembic_command.upgrade(_config(connection), revision)
+    _upgrade_taskflow(engine)
+
+
+def version(engine=None):
+    engine = engine or sqla_api.get_engine()
+    with engine.connect() as connection:
+        context = alembic_migration.MigrationContext.configure(
+            connection, opts={'version_table': _VERSION_TABLE})
+        return context.get_current_revision()
+
+
+def _upgrade_taskflow(engine):
+    # Imported here: only the conductor and the manage command need it.
+    from baremetal_orch.flows import persistence
+    persistence.upgrade(engine)

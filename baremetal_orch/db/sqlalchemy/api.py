@@ -1,0 +1,218 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Engine, sessions and the query helpers every table module shares."""
+
+import contextlib
+import threading
+
+from oslo_config import cfg
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import utils as db_utils
+import sqlalchemy as sa
+
+from baremetal_orch.common import exception
+
+CONF = cfg.CONF
+
+_CONTEXT = threading.local()
+# Whether the outermost transaction of this thread reads or writes: on
+# sqlite a read begins a deferred transaction, a write takes the lock.
+_MODE = threading.local()
+_SQLITE_WRITE_LOCK = threading.RLock()
+_SQLITE = [False]
+_FACADE_LOCK = threading.Lock()
+_FACADE = None
+#: MySQL's "Incorrect string value" and "Illegal mix of collations".
+_MYSQL_TEXT_ERRORS = (1366, 1267)
+
+
+def _sqlite_setup(engine):
+    """SQLite for many threads.
+
+    oslo.db gives a file database a NullPool (a new connection, and its
+    PRAGMAs, per transaction) and a deferred BEGIN (a transaction that
+    later writes fails at once with "database is locked" when another
+    thread wrote meanwhile). Here: a pool of connections in WAL mode with a
+    busy timeout, reads in deferred transactions, writes taking the write
+    lock when they begin.
+    """
+    engine.pool = sa.pool.QueuePool(
+        engine.pool._creator, pool_size=8, max_overflow=32, timeout=60,
+        dialect=engine.dialect)
+
+    @sa.event.listens_for(engine, 'connect')
+    def _connect(dbapi_connection, record):
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        if engine.url.database not in (None, '', ':memory:'):
+            cursor.execute('PRAGMA journal_mode=WAL')
+            # With WAL, NORMAL never corrupts the database; it syncs at
+            # checkpoints instead of at every commit.
+            cursor.execute('PRAGMA synchronous=NORMAL')
+        cursor.execute('PRAGMA busy_timeout=60000')
+        cursor.execute('PRAGMA foreign_keys=ON')
+        cursor.close()
+
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
+
+    @sa.event.listens_for(engine, 'begin')
+    def _begin(connection):
+        if 'in_transaction' not in connection.info:
+            reading = getattr(_MODE, 'mode', None) == 'read'
+            connection.exec_driver_sql('BEGIN' if reading
+                                       else 'BEGIN IMMEDIATE')
+            connection.info['in_transaction'] = True
+
+
+def _options():
+    """[database] options; a MySQL connection without a charset uses
+    utf8mb4, not oslo.db's utf8 (3 bytes: no emoji, no CJK extension B)."""
+    options = dict(CONF.database.items())
+    if options.get('connection'):
+        url = sa.engine.make_url(options['connection'])
+        if url.get_backend_name() == 'mysql' and 'charset' not in url.query:
+            options['connection'] = url.update_query_dict(
+                {'charset': 'utf8mb4'}).render_as_string(hide_password=False)
+    return options
+
+
+def _facade():
+    global _FACADE
+    with _FACADE_LOCK:
+        if _FACADE is None:
+            facade = enginefacade.transaction_context()
+            facade.configure(sqlite_fk=True, **_options())
+            engine = facade.writer.get_engine()
+            if (engine.url.get_backend_name() == 'sqlite' and
+                    engine.url.database not in (None, '', ':memory:')):
+                engine.dispose()
+                _sqlite_setup(engine)
+                _SQLITE[0] = True
+            _FACADE = facade
+        return _FACADE
+
+
+def reset_engine():
+    """Forget the engine (tests, and after the configuration changed)."""
+    global _FACADE
+    with _FACADE_LOCK:
+        if _FACADE is not None:
+            try:
+                _FACADE.writer.get_engine().dispose()
+            except Exception:  # noqa: S110 - best effort on shutdown
+                pass
+        _FACADE = None
+        _SQLITE[0] = False
+
+
+def get_engine():
+    return _facade().writer.get_engine()
+
+
+@contextlib.contextmanager
+def _mode(mode, transaction):
+    outer = getattr(_MODE, 'mode', None)
+    if outer is None:
+        _MODE.mode = mode
+    # SQLite has one writer at a time; waiting on its busy handler sleeps
+    # in steps of up to 100 ms. Threads of this process queue on a lock.
+    lock = _SQLITE_WRITE_LOCK if (mode == 'write' and _SQLITE[0]) \
+        else contextlib.nullcontext()
+    try:
+        with lock, transaction as session:
+            yield session
+    except (db_exc.DBError, sa.exc.DBAPIError) as e:
+        # The driver's error, under SQLAlchemy's (under oslo.db's).
+        inner = getattr(e, 'inner_exception', e)
+        inner = getattr(inner, 'orig', inner)
+        code = (getattr(inner, 'args', None) or (None,))[0]
+        if code in _MYSQL_TEXT_ERRORS:
+            # 4-byte UTF-8 over a utf8mb3 connection or into a utf8mb3
+            # column.
+            why = 'characters its character set lacks'
+        elif isinstance(e, db_exc.DBDataError):
+            # Longer than the column (MySQL's TEXT is 64 KiB, a JSON
+            # field of the body may be 1 MiB) or out of range.
+            why = 'a value too long or out of range'
+        else:
+            raise
+        # The request's fault, not a 500.
+        raise exception.InvalidParameterValue(
+            reason='The request holds %s for the database (%s%s).'
+                   % (why, type(inner).__name__,
+                      ' %s' % code if isinstance(code, int) else ''))
+    finally:
+        if outer is None:
+            _MODE.mode = None
+
+
+def reader():
+    """A read transaction: ``with reader() as session: ...``."""
+    return _mode('read', _facade().reader.using(_CONTEXT))
+
+
+def writer():
+    """A write transaction: ``with writer() as session: ...``."""
+    return _mode('write', _facade().writer.using(_CONTEXT))
+
+
+def paginate(session, query, model, limit=None, marker=None, sort_key=None,
+             sort_dir=None, marker_field='uuid'):
+    """Page a query after the row whose ``marker_field`` is ``marker``.
+
+    Sorting is stable: ``id`` is always the last sort key.
+    """
+    marker_obj = None
+    if marker is not None:
+        marker_obj = session.query(model).filter(
+            getattr(model, marker_field) == marker).one_or_none()
+        if marker_obj is None:
+            raise exception.InvalidParameterValue(
+                reason='Marker %s could not be found.' % marker)
+    sort_keys = [sort_key or 'id']
+    if 'id' not in sort_keys:
+        sort_keys.append('id')
+    if sort_key and not hasattr(model, sort_key):
+        raise exception.InvalidParameterValue(
+            reason='Invalid sort_key %s' % sort_key)
+    try:
+        return db_utils.paginate_query(query, model, limit, sort_keys,
+                                       marker=marker_obj,
+                                       sort_dir=sort_dir or 'asc').all()
+    except db_exc.InvalidSortKey:
+        raise exception.InvalidParameterValue(
+            reason='The sort_key value "%s" is an invalid field for '
+                   'sorting' % sort_key)
+
+
+def apply_filters(query, model, filters, exact=()):
+    """Equality filters on plain columns; None values are skipped."""
+    for key in exact:
+        value = (filters or {}).get(key)
+        if value is None:
+            continue
+        column = getattr(model, key)
+        if isinstance(value, (list, tuple, set)):
+            query = query.filter(column.in_(list(value)))
+        else:
+            query = query.filter(column == value)
+    return query
+
+
+def count(session, model, *criteria):
+    stmt = sa.select(sa.func.count()).select_from(model)
+    for crit in criteria:
+        stmt = stmt.where(crit)
+    return session.execute(stmt).scalar_one()

@@ -1,0 +1,265 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Deployment strategies, actions, tasks, events and deployment records."""
+
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from baremetal_orch.common import exception
+from baremetal_orch.db.sqlalchemy import api
+from baremetal_orch.db.sqlalchemy import models
+
+ACTIVE_ACTION_STATES = ('pending', 'running')
+
+
+# Strategies ----------------------------------------------------------------
+
+def create_strategy(name, document):
+    try:
+        with api.writer() as session:
+            row = models.Strategy(name=name, document=document)
+            session.add(row)
+            session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise exception.DuplicateName(resource='deployment strategy',
+                                      name=name)
+    return get_strategy(name)
+
+
+def get_strategy(name):
+    with api.reader() as session:
+        row = session.query(models.Strategy).filter_by(
+            name=name).one_or_none()
+        if row is None:
+            raise exception.StrategyNotFound(name=name)
+        return row
+
+
+def list_strategies(limit=None, marker=None, sort_key=None, sort_dir=None):
+    with api.reader() as session:
+        return api.paginate(session, session.query(models.Strategy),
+                            models.Strategy, limit, marker, sort_key or 'name',
+                            sort_dir, marker_field='name')
+
+
+def destroy_strategy(name):
+    with api.writer() as session:
+        row = session.query(models.Strategy).filter_by(
+            name=name).one_or_none()
+        if row is None:
+            raise exception.StrategyNotFound(name=name)
+        session.delete(row)
+
+
+# Actions -------------------------------------------------------------------
+
+def create_action(values):
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('state', 'pending')
+    try:
+        with api.writer() as session:
+            row = models.Action(**values)
+            session.add(row)
+            session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise exception.Conflict(reason='action %s already exists'
+                                 % values['uuid'])
+    return get_action(values['uuid'])
+
+
+def get_action(uuid):
+    with api.reader() as session:
+        row = session.query(models.Action).filter_by(uuid=uuid).one_or_none()
+        if row is None:
+            raise exception.ActionNotFound(action=uuid)
+        return row
+
+
+def update_action(uuid, values):
+    with api.writer() as session:
+        row = session.query(models.Action).filter_by(uuid=uuid).one_or_none()
+        if row is None:
+            raise exception.ActionNotFound(action=uuid)
+        for key, value in values.items():
+            setattr(row, key, value)
+        row.updated_at = timeutils.utcnow()
+    return get_action(uuid)
+
+
+def list_actions(filters=None, limit=None, marker=None, sort_key=None,
+                 sort_dir=None):
+    with api.reader() as session:
+        query = api.apply_filters(session.query(models.Action),
+                                  models.Action, filters,
+                                  ('state', 'name', 'conductor', 'owner'))
+        return api.paginate(session, query, models.Action, limit, marker,
+                            sort_key, sort_dir)
+
+
+def claim_action(uuid, expected_conductor, host):
+    """Make ``host`` the conductor of an action, only if it still belongs
+    to ``expected_conductor`` (take-over without a race)."""
+    with api.writer() as session:
+        result = session.execute(
+            sa.update(models.Action)
+            .where(models.Action.uuid == uuid,
+                   models.Action.conductor == expected_conductor
+                   if expected_conductor is not None
+                   else models.Action.conductor.is_(None))
+            .values(conductor=host, updated_at=timeutils.utcnow()))
+        return result.rowcount == 1
+
+
+def list_active_actions():
+    return list_actions({'state': list(ACTIVE_ACTION_STATES)})
+
+
+# Tasks ---------------------------------------------------------------------
+
+def create_task(values):
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('status', 'pending')
+    with api.writer() as session:
+        session.add(models.Task(**values))
+    return values['uuid']
+
+
+def create_tasks(rows):
+    """Insert many tasks in one transaction; returns their uuids."""
+    rows = [dict(r, uuid=r.get('uuid') or uuidutils.generate_uuid(),
+                 status=r.get('status') or 'pending') for r in rows]
+    if rows:
+        with api.writer() as session:
+            session.execute(sa.insert(models.Task), [
+                dict(r, created_at=timeutils.utcnow()) for r in rows])
+    return [r['uuid'] for r in rows]
+
+
+def update_task(uuid, values):
+    values = dict(values, updated_at=timeutils.utcnow())
+    with api.writer() as session:
+        result = session.execute(sa.update(models.Task)
+                                 .where(models.Task.uuid == uuid)
+                                 .values(**values))
+        if result.rowcount != 1:
+            raise exception.TaskNotFound(task=uuid)
+
+
+def get_task(uuid):
+    with api.reader() as session:
+        row = session.query(models.Task).filter_by(uuid=uuid).one_or_none()
+        if row is None:
+            raise exception.TaskNotFound(task=uuid)
+        return row
+
+
+def list_tasks(action_uuid=None, parent_uuid=None, kind=None):
+    with api.reader() as session:
+        query = api.apply_filters(
+            session.query(models.Task), models.Task,
+            {'action_uuid': action_uuid, 'parent_uuid': parent_uuid,
+             'kind': kind}, ('action_uuid', 'parent_uuid', 'kind'))
+        return query.order_by(models.Task.id).all()
+
+
+def get_task_statuses(uuids):
+    """{uuid: status} of the given tasks, in one query."""
+    if not uuids:
+        return {}
+    with api.reader() as session:
+        rows = session.execute(
+            sa.select(models.Task.uuid, models.Task.status)
+            .where(models.Task.uuid.in_(list(uuids))))
+        return {uuid: status for uuid, status in rows}
+
+
+# Events --------------------------------------------------------------------
+
+def create_event(event_type, resource_uuid=None, action_uuid=None,
+                 message=None, details=None):
+    with api.writer() as session:
+        row = models.Event(uuid=uuidutils.generate_uuid(),
+                           event_type=event_type,
+                           resource_uuid=resource_uuid,
+                           action_uuid=action_uuid, message=message,
+                           details=details)
+        session.add(row)
+        session.flush()
+        return row
+
+
+def list_events(filters=None, limit=None, marker=None, sort_key=None,
+                sort_dir=None):
+    with api.reader() as session:
+        query = api.apply_filters(session.query(models.Event), models.Event,
+                                  filters, ('resource_uuid', 'action_uuid',
+                                            'event_type'))
+        return api.paginate(session, query, models.Event, limit, marker,
+                            sort_key, sort_dir)
+
+
+# Deployment records --------------------------------------------------------
+
+def create_deployment(values):
+    """A new deployment record; the node's previous ones are deleted."""
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('status', 'IN_PROGRESS')
+    with api.writer() as session:
+        session.execute(sa.update(models.Deployment)
+                        .where(models.Deployment.node_uuid ==
+                               values['node_uuid'],
+                               models.Deployment.deleted.is_(False))
+                        .values(deleted=True))
+        session.add(models.Deployment(**values))
+    return get_deployment(values['uuid'])
+
+
+def get_deployment(uuid):
+    with api.reader() as session:
+        row = session.query(models.Deployment).filter_by(
+            uuid=uuid).one_or_none()
+        if row is None:
+            raise exception.DeploymentNotFound(deployment=uuid)
+        return row
+
+
+def update_deployment(uuid, values, only_if_not_final=False):
+    """Update a record; with only_if_not_final, atomically refuse a record
+    that already got its final signal (SignalAfterFinal)."""
+    values = dict(values, updated_at=timeutils.utcnow())
+    with api.writer() as session:
+        stmt = sa.update(models.Deployment).where(
+            models.Deployment.uuid == uuid)
+        if only_if_not_final:
+            stmt = stmt.where(models.Deployment.final.is_(False))
+        result = session.execute(stmt.values(**values))
+        if result.rowcount != 1:
+            get_deployment(uuid)
+            raise exception.SignalAfterFinal(uuid=uuid)
+    return get_deployment(uuid)
+
+
+def list_deployments(filters=None, limit=None, marker=None, sort_key=None,
+                     sort_dir=None, include_deleted=False):
+    with api.reader() as session:
+        query = api.apply_filters(
+            session.query(models.Deployment), models.Deployment, filters,
+            ('node_uuid', 'action_uuid', 'status', 'conductor'))
+        if not include_deleted:
+            query = query.filter(models.Deployment.deleted.is_(False))
+        return api.paginate(session, query, models.Deployment, limit, marker,
+                            sort_key, sort_dir)

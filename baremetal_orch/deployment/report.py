@@ -1,0 +1,96 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The plan (dry run) and the report of a site deployment (seed 000).
+
+Both are plain JSON-serializable dicts; the shapes are those of DESIGN
+section 4::
+
+    plan   = {"order": [...],
+              "groups": {name: {"nodes", "depends_on", "critical"}},
+              "overlaps": {node: [groups]}, "empty_groups": [...]}
+    report = {"order": [...started groups...],
+              "groups": {name: {"status", "critical", "reason", "nodes",
+                                "succeeded_nodes", "failed_nodes",
+                                "misses"}},
+              "nodes": {name: status}}
+
+:func:`summarize` turns a report into log lines (the seed's "report logged
+before the end of the baremetal nodes step").
+"""
+
+
+def build_plan(strategy, group_nodes):
+    """The dry-run plan of ``strategy`` over resolved group node sets.
+
+    :param strategy: a :class:`~baremetal_orch.deployment.strategy.Strategy`.
+    :param group_nodes: ``{group: [node names]}`` for every group.
+    """
+    order = list(strategy.topological_order())
+    groups = {}
+    members = {}
+    for name in order:
+        group = strategy.group(name)
+        nodes = sorted(set(group_nodes.get(name, ())))
+        groups[name] = {'nodes': nodes,
+                        'depends_on': list(group.depends_on),
+                        'critical': group.critical}
+        for node in nodes:
+            members.setdefault(node, []).append(name)
+    return {'order': order,
+            'groups': groups,
+            'overlaps': {node: names for node, names in sorted(members.items())
+                         if len(names) > 1},
+            'empty_groups': [name for name in order
+                             if not groups[name]['nodes']]}
+
+
+def group_entry(status, critical, reason, nodes, succeeded, failed, misses):
+    """One entry of ``report['groups']``."""
+    return {'status': status, 'critical': critical, 'reason': reason,
+            'nodes': list(nodes), 'succeeded_nodes': list(succeeded),
+            'failed_nodes': list(failed),
+            'misses': [m.to_dict() if hasattr(m, 'to_dict') else dict(m)
+                       for m in misses]}
+
+
+def build_report(order, groups, nodes):
+    """Assemble a report from its parts (see the module docstring)."""
+    return {'order': list(order), 'groups': dict(groups),
+            'nodes': dict(sorted(nodes.items()))}
+
+
+def summarize(report):
+    """Human-readable lines summarizing a report, for the logs."""
+    lines = []
+    for name, group in report['groups'].items():
+        line = '%s group %s: %s' % (
+            'critical' if group['critical'] else 'non-critical', name,
+            group['status'])
+        if group['reason']:
+            line += ' (%s)' % group['reason']
+        line += '; %d nodes, succeeded: %s; failed: %s' % (
+            len(group['nodes']), ', '.join(group['succeeded_nodes']) or '-',
+            ', '.join(group['failed_nodes']) or '-')
+        for miss in group['misses']:
+            line += '; missed %s: needed %s, got %s' % (
+                miss['criterion'], miss['needed'], miss['actual'])
+        lines.append(line)
+    counts = {}
+    for status in report['nodes'].values():
+        counts[status] = counts.get(status, 0) + 1
+    lines.append('nodes: %s' % (', '.join(
+        '%s %d' % (s, counts[s]) for s in sorted(counts)) or 'none'))
+    if report['order']:
+        lines.append('groups started in order: %s'
+                     % ', '.join(report['order']))
+    return lines

@@ -1,0 +1,551 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The decision logic of a site deployment (seed 000), free of I/O.
+
+:class:`SiteDeployment` holds the state of one ``deploy_site`` or
+``update_site`` action: the status of every group and of every unique node.
+An executor (the taskflow wiring, a test, a benchmark) drives it group by
+group, one at a time or several side by side; every method is thread-safe.
+
+Life of a group::
+
+    pending --start()--> running/prepare --finish_prepare(ok)--> running/deploy
+        |                      |                                      |
+      skip()          finish_prepare(miss)                     finish_deploy()
+        v                      v                                      v
+    failed          failed (prepare_criteria_not_met)    success | failed
+    (dependency_failed)                             (deploy_criteria_not_met)
+
+and ``fail(group, 'timeout')`` from any non-final state.
+
+Nodes: :meth:`SiteDeployment.prepare_targets` claims the group's
+``not_started`` nodes that no other group claims (the first group to run
+takes a shared node); prepared nodes stay claimed by the group that prepared
+them until its deploy is over, so two groups running side by side never
+handle the same node. :meth:`SiteDeployment.deploy_targets` claims the
+group's ``prepared`` nodes (also those another group prepared but could not
+deploy, so no node is stranded). Criteria are evaluated on the group's FULL
+node set, counting earlier outcomes: for prepare a node counts when
+``prepared`` or ``success``, for deploy when ``success``; a node in flight
+in another group, never started, or failed counts as not successful.
+"""
+
+import dataclasses
+import threading
+
+from baremetal_orch.common import exception
+from baremetal_orch.deployment import criteria as criteria_mod
+from baremetal_orch.deployment import report as report_mod
+from baremetal_orch.deployment import strategy as strategy_mod
+from baremetal_orch.deployment import tracker as tracker_mod
+
+# Group statuses (PENDING and RUNNING only appear before the end).
+PENDING = 'pending'
+RUNNING = 'running'
+SUCCESS = 'success'
+FAILED = 'failed'
+
+# Reasons of a failed group.
+DEPENDENCY_FAILED = 'dependency_failed'
+PREPARE_CRITERIA_NOT_MET = 'prepare_criteria_not_met'
+DEPLOY_CRITERIA_NOT_MET = 'deploy_criteria_not_met'
+TIMEOUT = 'timeout'
+REASONS = (DEPENDENCY_FAILED, PREPARE_CRITERIA_NOT_MET,
+           DEPLOY_CRITERIA_NOT_MET, TIMEOUT)
+
+# Phases.
+PREPARE = 'prepare'
+DEPLOY = 'deploy'
+
+# Action states and results (see outcome()).
+STATE_RUNNING = 'running'
+STATE_COMPLETE = 'complete'
+STATE_FAILED = 'failed'
+RESULT_SUCCESS = 'success'
+RESULT_SUCCESS_WITH_FAILURES = 'success_with_failures'
+RESULT_FAILED = 'failed'
+
+_COUNTS = {PREPARE: (tracker_mod.PREPARED, tracker_mod.SUCCESS),
+           DEPLOY: (tracker_mod.SUCCESS,)}
+_DONE = {PREPARE: tracker_mod.PREPARED, DEPLOY: tracker_mod.SUCCESS}
+_VALID = {PREPARE: tracker_mod.NOT_STARTED, DEPLOY: tracker_mod.PREPARED}
+_FORMAT_VERSION = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseResult:
+    """The evaluation of one phase of one group."""
+
+    ok: bool
+    misses: tuple = ()
+    phase: str = None
+    total: int = 0
+    succeeded: int = 0
+
+    def to_dict(self):
+        return {'ok': self.ok, 'misses': [m.to_dict() for m in self.misses],
+                'phase': self.phase, 'total': self.total,
+                'succeeded': self.succeeded}
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(ok=d['ok'],
+                   misses=tuple(criteria_mod.Miss.from_dict(m)
+                                for m in d['misses']),
+                   phase=d['phase'], total=d['total'],
+                   succeeded=d['succeeded'])
+
+
+class _GroupState:
+    """Mutable state of one group (guarded by the SiteDeployment lock)."""
+
+    def __init__(self):
+        self.status = PENDING
+        self.phase = None
+        self.reason = None
+        self.misses = []
+        self.results = {}
+
+    def to_dict(self):
+        return {'status': self.status, 'phase': self.phase,
+                'reason': self.reason,
+                'misses': [m.to_dict() for m in self.misses],
+                'results': {p: r.to_dict() for p, r in self.results.items()}}
+
+    @classmethod
+    def from_dict(cls, d):
+        state = cls()
+        state.status = d['status']
+        state.phase = d['phase']
+        state.reason = d['reason']
+        state.misses = [criteria_mod.Miss.from_dict(m) for m in d['misses']]
+        state.results = {p: PhaseResult.from_dict(r)
+                         for p, r in d['results'].items()}
+        return state
+
+
+def _conflict(group, why):
+    return exception.Conflict(reason='group %s %s' % (group, why))
+
+
+class SiteDeployment:
+    """State and rules of one site deployment action."""
+
+    def __init__(self, strategy, group_nodes, node_status=None):
+        """Start a deployment.
+
+        :param strategy: a parsed
+            :class:`~baremetal_orch.deployment.strategy.Strategy`.
+        :param group_nodes: ``{group: [node names]}`` for EVERY group of the
+            strategy (the selectors resolved against the site).
+        :param node_status: optional ``{node: status}`` to start from.
+        """
+        names = strategy.names()
+        unknown = sorted(set(group_nodes) - set(names))
+        missing = [n for n in names if n not in group_nodes]
+        if unknown or missing:
+            raise exception.InvalidParameterValue(
+                reason='group_nodes must list exactly the groups of strategy '
+                '%s (unknown: %s; missing: %s)' % (
+                    strategy.name, ', '.join(unknown) or '-',
+                    ', '.join(missing) or '-'))
+        self.strategy = strategy
+        self._nodes = {n: tuple(sorted(set(group_nodes[n]))) for n in names}
+        everything = sorted({node for nodes in self._nodes.values()
+                             for node in nodes})
+        self._tracker = tracker_mod.NodeTracker(everything, node_status)
+        self._topo = strategy.topological_order()
+        self._groups = {n: _GroupState() for n in names}
+        self._order = []
+        self._lock = threading.RLock()
+
+    # Queries ---------------------------------------------------------------
+
+    @property
+    def tracker(self):
+        """The :class:`~baremetal_orch.deployment.tracker.NodeTracker`."""
+        return self._tracker
+
+    def _state(self, group):
+        try:
+            return self._groups[group]
+        except KeyError:
+            raise exception.InvalidParameterValue(
+                reason='unknown group %s' % group)
+
+    def nodes(self, group):
+        """The full node set of ``group``, sorted."""
+        self._state(group)
+        return list(self._nodes[group])
+
+    def group_status(self, group):
+        """``{"status", "phase", "reason", "misses"}`` of ``group``."""
+        with self._lock:
+            state = self._state(group)
+            return {'status': state.status, 'phase': state.phase,
+                    'reason': state.reason,
+                    'misses': [m.to_dict() for m in state.misses]}
+
+    def order(self):
+        """Groups in the order they started."""
+        with self._lock:
+            return list(self._order)
+
+    def can_run(self, group):
+        """True when every dependency of ``group`` succeeded."""
+        with self._lock:
+            self._state(group)
+            return all(self._groups[d].status == SUCCESS
+                       for d in self.strategy.group(group).depends_on)
+
+    def dependency_failed(self, group):
+        """True when a dependency of ``group`` failed."""
+        with self._lock:
+            self._state(group)
+            return any(self._groups[d].status == FAILED
+                       for d in self.strategy.group(group).depends_on)
+
+    def _with_status(self, status):
+        return [g for g in self._topo if self._groups[g].status == status]
+
+    def pending_groups(self):
+        """Groups not started nor finished, in topological order."""
+        with self._lock:
+            return self._with_status(PENDING)
+
+    def running_groups(self):
+        """Groups started and not finished, in start order."""
+        with self._lock:
+            return [g for g in self._order
+                    if self._groups[g].status == RUNNING]
+
+    def ready_groups(self):
+        """Pending groups whose dependencies all succeeded."""
+        with self._lock:
+            return [g for g in self._with_status(PENDING) if self.can_run(g)]
+
+    def blocked_groups(self):
+        """Pending groups that can never run (a dependency failed)."""
+        with self._lock:
+            return [g for g in self._with_status(PENDING)
+                    if self.dependency_failed(g)]
+
+    def is_done(self):
+        """True when every group succeeded or failed."""
+        with self._lock:
+            return all(s.status in (SUCCESS, FAILED)
+                       for s in self._groups.values())
+
+    def foreign_claims(self, group):
+        """``{node: other group}`` for nodes of ``group`` in flight elsewhere.
+
+        With groups side by side an executor may wait for these before
+        finishing a phase, so that their outcome counts in the criteria.
+        """
+        with self._lock:
+            claims = self._tracker.claims()
+            return {n: claims[n] for n in self.nodes(group)
+                    if claims.get(n) not in (None, group)}
+
+    # Transitions ---------------------------------------------------------
+
+    def skip(self, group):
+        """Mark ``group`` failed because a dependency failed."""
+        with self._lock:
+            state = self._state(group)
+            if state.status == FAILED and state.reason == DEPENDENCY_FAILED:
+                return
+            if state.status != PENDING or not self.dependency_failed(group):
+                raise _conflict(group, 'cannot be skipped: it is %s and its '
+                                'dependencies did not fail' % state.status)
+            state.status = FAILED
+            state.reason = DEPENDENCY_FAILED
+
+    def skip_blocked(self):
+        """Skip every group that can no longer run, transitively.
+
+        :returns: the groups skipped, in topological order.
+        """
+        skipped = []
+        with self._lock:
+            for group in self._topo:
+                if (self._groups[group].status == PENDING
+                        and self.dependency_failed(group)):
+                    self.skip(group)
+                    skipped.append(group)
+        return skipped
+
+    def start(self, group):
+        """Start ``group`` (its prepare phase); idempotent while running."""
+        with self._lock:
+            state = self._state(group)
+            if state.status == RUNNING:
+                return
+            if state.status != PENDING:
+                raise _conflict(group, 'has already %s' % (
+                    'succeeded' if state.status == SUCCESS else 'failed'))
+            if not self.can_run(group):
+                raise _conflict(group, 'cannot start before its '
+                                'dependencies succeed')
+            state.status = RUNNING
+            state.phase = PREPARE
+            self._order.append(group)
+
+    def _targets(self, group, phase):
+        with self._lock:
+            state = self._state(group)
+            if state.status == FAILED:
+                return []
+            if state.status != RUNNING or state.phase != phase:
+                raise _conflict(group, 'is not in its %s phase' % phase)
+            return self._tracker.claim(group, self._nodes[group],
+                                       _VALID[phase])
+
+    def prepare_targets(self, group):
+        """Claim and return the nodes ``group`` must prepare now.
+
+        Its ``not_started`` nodes that no other group claims; calling it
+        again returns the same nodes. Empty once the group failed.
+        """
+        return self._targets(group, PREPARE)
+
+    def deploy_targets(self, group):
+        """Claim and return the nodes ``group`` must deploy now.
+
+        Its ``prepared`` nodes that no other group claims; nodes that failed
+        prepare are never deployed. Empty once the group failed.
+        """
+        return self._targets(group, DEPLOY)
+
+    def _apply(self, group, phase, results):
+        """Record per-node results of ``phase`` for the group's claims.
+
+        Claimed nodes missing from ``results`` become ``failure``.
+        """
+        claimed = self._tracker.claimed_by(group)
+        unknown = sorted(set(results) - set(claimed))
+        if unknown:
+            raise _conflict(group, 'reported results for nodes it does not '
+                            'handle: %s' % ', '.join(unknown))
+        for name in claimed:
+            ok = bool(results.get(name, False))
+            self._tracker.mark(name, _DONE[phase] if ok
+                               else tracker_mod.FAILURE)
+
+    def _evaluate(self, group, phase):
+        statuses = self._tracker.statuses()
+        nodes = self._nodes[group]
+        succeeded = sum(1 for n in nodes if statuses[n] in _COUNTS[phase])
+        misses = criteria_mod.evaluate(
+            self.strategy.group(group).success_criteria, len(nodes),
+            succeeded)
+        return PhaseResult(ok=not misses, misses=tuple(misses), phase=phase,
+                           total=len(nodes), succeeded=succeeded)
+
+    def _finish(self, group, phase, results, reason):
+        with self._lock:
+            state = self._state(group)
+            if phase in state.results:
+                return state.results[phase]
+            if state.status == FAILED:
+                # Late results after a timeout: the nodes are failed.
+                return PhaseResult(ok=False, phase=phase)
+            if state.status != RUNNING or state.phase != phase:
+                raise _conflict(group, 'is not in its %s phase' % phase)
+            self._apply(group, phase, results)
+            result = self._evaluate(group, phase)
+            state.results[phase] = result
+            failures = [n for n in self._tracker.claimed_by(group)
+                        if self._tracker.status(n) == tracker_mod.FAILURE]
+            self._tracker.release(group, failures)
+            if not result.ok:
+                state.status = FAILED
+                state.reason = reason
+                state.misses = list(result.misses)
+                self._tracker.release(group)
+            elif phase == PREPARE:
+                state.phase = DEPLOY
+            else:
+                state.status = SUCCESS
+                self._tracker.release(group)
+            return result
+
+    def finish_prepare(self, group, results):
+        """Record prepare results and evaluate the group's criteria.
+
+        :param results: ``{node: bool}`` for the nodes of
+            :meth:`prepare_targets`; a claimed node missing is failed.
+        :returns: a :class:`PhaseResult`. When not ok, the group failed with
+            ``prepare_criteria_not_met`` and its deploy is skipped. Calling
+            it again returns the recorded result.
+        """
+        return self._finish(group, PREPARE, results,
+                            PREPARE_CRITERIA_NOT_MET)
+
+    def finish_deploy(self, group, results):
+        """Record deploy results; the group succeeds or fails.
+
+        As :meth:`finish_prepare`, with ``deploy_criteria_not_met``.
+        """
+        return self._finish(group, DEPLOY, results, DEPLOY_CRITERIA_NOT_MET)
+
+    def fail(self, group, reason, failed_nodes=(), results=None):
+        """Fail ``group`` for ``reason`` (typically ``timeout``).
+
+        :param failed_nodes: extra nodes of the group to mark ``failure``
+            (nodes another group handles are left alone).
+        :param results: optional ``{node: bool}`` for claimed nodes that
+            finished the current phase before the failure.
+        Every node still claimed by the group (in flight) becomes
+        ``failure``; all its claims are released. Failing a failed group
+        again does nothing.
+        """
+        if reason not in REASONS:
+            raise exception.InvalidParameterValue(
+                reason='unknown group failure reason %r (expected one of %s)'
+                % (reason, ', '.join(REASONS)))
+        with self._lock:
+            state = self._state(group)
+            if state.status == FAILED:
+                return
+            if state.status == SUCCESS:
+                raise _conflict(group, 'has already succeeded')
+            claimed = self._tracker.claimed_by(group)
+            results = results or {}
+            unknown = sorted(set(results) - set(claimed))
+            if unknown:
+                raise _conflict(group, 'reported results for nodes it does '
+                                'not handle: %s' % ', '.join(unknown))
+            for name in claimed:
+                if results.get(name) and state.phase:
+                    self._tracker.mark(name, _DONE[state.phase])
+                else:
+                    self._tracker.mark(name, tracker_mod.FAILURE)
+            claims = self._tracker.claims()
+            for name in failed_nodes:
+                if name not in self._nodes[group]:
+                    raise _conflict(group, 'has no node %s' % name)
+                if claims.get(name) in (None, group):
+                    self._tracker.mark(name, tracker_mod.FAILURE)
+            self._tracker.release(group)
+            state.status = FAILED
+            state.reason = reason
+
+    # Results ---------------------------------------------------------------
+
+    def outcome(self):
+        """``(state, result)`` of the action.
+
+        ``('running', None)`` until every group is done; then
+        ``('failed', 'failed')`` when a critical group failed,
+        ``('complete', 'success_with_failures')`` when another group or any
+        node failed, else ``('complete', 'success')``.
+        """
+        with self._lock:
+            if not self.is_done():
+                return STATE_RUNNING, None
+            failed = [g for g, s in self._groups.items() if s.status == FAILED]
+            if any(self.strategy.group(g).critical for g in failed):
+                return STATE_FAILED, RESULT_FAILED
+            statuses = self._tracker.statuses().values()
+            if failed or tracker_mod.FAILURE in statuses:
+                return STATE_COMPLETE, RESULT_SUCCESS_WITH_FAILURES
+            return STATE_COMPLETE, RESULT_SUCCESS
+
+    def plan(self):
+        """The dry-run plan (DESIGN section 4)."""
+        return report_mod.build_plan(self.strategy, self._nodes)
+
+    def report(self):
+        """The action report (DESIGN section 4).
+
+        A group's ``succeeded_nodes`` are the nodes counted successful for
+        the phase it reached (``prepared`` or ``success`` while it prepares
+        or when it failed its prepare, else ``success``); ``failed_nodes``
+        are its nodes with status ``failure``.
+        """
+        with self._lock:
+            statuses = self._tracker.statuses()
+            groups = {}
+            for name in self._topo:
+                state = self._groups[name]
+                ok = _COUNTS[state.phase or DEPLOY]
+                nodes = self._nodes[name]
+                groups[name] = report_mod.group_entry(
+                    state.status, self.strategy.group(name).critical,
+                    state.reason, nodes,
+                    [n for n in nodes if statuses[n] in ok],
+                    [n for n in nodes
+                     if statuses[n] == tracker_mod.FAILURE],
+                    state.misses)
+            return report_mod.build_report(self._order, groups, statuses)
+
+    def critical_path_bound(self, durations):
+        """Longest path through the DAG (``{group: seconds}``)."""
+        return self.strategy.critical_path_bound(durations)
+
+    def serial_bound(self, durations):
+        """Sum of the group durations (serialized execution)."""
+        return self.strategy.serial_bound(durations)
+
+    # Persistence -----------------------------------------------------------
+
+    def to_dict(self):
+        """A JSON-serializable snapshot of the whole state.
+
+        :meth:`from_dict` rebuilds the exact state from it.
+        """
+        with self._lock:
+            return {'version': _FORMAT_VERSION,
+                    'strategy': self.strategy.to_document(),
+                    'group_nodes': {g: list(n)
+                                    for g, n in self._nodes.items()},
+                    'tracker': self._tracker.to_dict(),
+                    'order': list(self._order),
+                    'groups': {g: s.to_dict()
+                               for g, s in self._groups.items()}}
+
+    @classmethod
+    def from_dict(cls, data):
+        """Rebuild a deployment from :meth:`to_dict` output."""
+        if data.get('version') != _FORMAT_VERSION:
+            raise exception.InvalidParameterValue(
+                reason='unsupported site deployment state version %r'
+                % data.get('version'))
+        site = cls(strategy_mod.parse(data['strategy']), data['group_nodes'])
+        site._tracker = tracker_mod.NodeTracker.from_dict(data['tracker'])
+        site._order = list(data['order'])
+        site._groups = {g: _GroupState.from_dict(s)
+                        for g, s in data['groups'].items()}
+        return site
+
+
+def run_serially(site, prepare, deploy):
+    """Drive ``site`` to the end, one group at a time (reference executor).
+
+    :param prepare: ``callable(group, names) -> {name: bool}``.
+    :param deploy: ``callable(group, names) -> {name: bool}``.
+    :returns: ``site.outcome()``.
+    """
+    while True:
+        site.skip_blocked()
+        ready = site.ready_groups()
+        if not ready:
+            break
+        group = ready[0]
+        site.start(group)
+        targets = site.prepare_targets(group)
+        if site.finish_prepare(group, prepare(group, targets)).ok:
+            targets = site.deploy_targets(group)
+            site.finish_deploy(group, deploy(group, targets))
+    return site.outcome()

@@ -1,0 +1,142 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The unique status of every node of a site deployment (seed 000).
+
+Each node has one status for the whole action: ``not_started``,
+``prepared``, ``success`` or ``failure``. A node is sent to a phase only
+when its status is the one that phase accepts (prepare: ``not_started``,
+deploy: ``prepared``), so a node shared by several groups is never sent
+twice.
+
+When groups run side by side, *claims* make sure a node is handled by
+exactly one group at a time: :meth:`NodeTracker.claim` atomically hands the
+nodes that have the wanted status and are not claimed by another group to
+the calling group, which releases them when it is done with them.
+"""
+
+import threading
+
+from baremetal_orch.common import exception
+
+NOT_STARTED = 'not_started'
+PREPARED = 'prepared'
+SUCCESS = 'success'
+FAILURE = 'failure'
+STATUSES = (NOT_STARTED, PREPARED, SUCCESS, FAILURE)
+
+
+def _check_status(status):
+    if status not in STATUSES:
+        raise exception.InvalidParameterValue(
+            reason='unknown node status %r (expected one of %s)'
+            % (status, ', '.join(STATUSES)))
+
+
+class NodeTracker:
+    """Thread-safe status and claims of the nodes of one action."""
+
+    def __init__(self, all_node_names, statuses=None):
+        """Track ``all_node_names``, all ``not_started`` unless given.
+
+        :param statuses: optional ``{name: status}`` initial statuses; names
+            it lists are tracked too.
+        """
+        self._lock = threading.Lock()
+        self._status = dict.fromkeys(all_node_names, NOT_STARTED)
+        for name, status in (statuses or {}).items():
+            _check_status(status)
+            self._status[name] = status
+        self._claims = {}
+
+    def _known(self, name):
+        if name not in self._status:
+            raise exception.NodeNotFound(node=name)
+
+    def claim(self, group, names, valid_status):
+        """Claim for ``group`` the ``names`` it may handle now.
+
+        :returns: the names (in the order given, without duplicates) whose
+            status is ``valid_status`` and that no other group claims; they
+            are now claimed by ``group``. Names this group already claims
+            are returned again, so a retried step gets the same nodes.
+        """
+        _check_status(valid_status)
+        taken = []
+        with self._lock:
+            for name in dict.fromkeys(names):
+                self._known(name)
+                if self._status[name] != valid_status:
+                    continue
+                owner = self._claims.get(name)
+                if owner is None or owner == group:
+                    self._claims[name] = group
+                    taken.append(name)
+        return taken
+
+    def release(self, group, names=None):
+        """Release the claims ``group`` holds on ``names`` (None: all)."""
+        with self._lock:
+            if names is None:
+                names = list(self._claims)
+            for name in names:
+                if self._claims.get(name) == group:
+                    del self._claims[name]
+
+    def claimed_by(self, group):
+        """Names claimed by ``group``, sorted."""
+        with self._lock:
+            return sorted(n for n, g in self._claims.items() if g == group)
+
+    def owner(self, name):
+        """The group claiming ``name``, or None."""
+        with self._lock:
+            self._known(name)
+            return self._claims.get(name)
+
+    def claims(self):
+        """A copy of ``{name: group}`` for every claimed node."""
+        with self._lock:
+            return dict(self._claims)
+
+    def mark(self, name, status):
+        """Set the status of ``name``."""
+        _check_status(status)
+        with self._lock:
+            self._known(name)
+            self._status[name] = status
+
+    def status(self, name):
+        """The status of ``name``."""
+        with self._lock:
+            self._known(name)
+            return self._status[name]
+
+    def statuses(self):
+        """A copy of ``{name: status}`` for every node."""
+        with self._lock:
+            return dict(self._status)
+
+    def to_dict(self):
+        """A JSON-serializable snapshot (statuses and claims)."""
+        with self._lock:
+            return {'nodes': dict(self._status),
+                    'claims': dict(self._claims)}
+
+    @classmethod
+    def from_dict(cls, data):
+        """Rebuild a tracker from :meth:`to_dict` output."""
+        tracker = cls((), statuses=data.get('nodes') or {})
+        for name, group in (data.get('claims') or {}).items():
+            tracker._known(name)
+            tracker._claims[name] = group
+        return tracker

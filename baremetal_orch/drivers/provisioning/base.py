@@ -1,0 +1,79 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The interface of provisioning drivers.
+
+A provisioning driver moves one node through its provision states on real or
+simulated hardware. It does I/O and nothing else: it never writes the
+baremetal_orch database. The conductor hands it the node (a
+:class:`baremetal_orch.objects.node.Node` or any object with the same
+attributes: uuid, name, ironic_uuid, driver_info, instance_info,
+provision_state, shard, conductor_group) and records what it reports.
+
+Errors are raised as :class:`baremetal_orch.common.exception.DriverError`
+subclasses: ``ProvisioningFailed`` (with the backend's reason) and
+``ProvisioningTimeout``.
+"""
+
+import abc
+
+
+class ProvisioningDriver(metaclass=abc.ABCMeta):
+    """Base class of the drivers in ``baremetal_orch.provisioning.drivers``."""
+
+    #: Name of the entry point, as stored in the node's ``driver`` field.
+    name = None
+
+    def manage(self, node, timeout, on_state=None):
+        """Bring the node to ``manageable`` (PUT states/provision manage)."""
+        raise NotImplementedError()
+
+    def provide(self, node, timeout, on_state=None):
+        """Bring a manageable node to ``available``."""
+        raise NotImplementedError()
+
+    @abc.abstractmethod
+    def prepare(self, node, timeout, on_state=None):
+        """Bring the node to ``available`` (manage, then provide).
+
+        Idempotent: a node already ``available`` returns at once.
+
+        :param timeout: seconds the whole phase may take.
+        :param on_state: optional callable(state) told each provision state
+            the node goes through, so the conductor can record progress.
+        :raises: ProvisioningFailed, ProvisioningTimeout, NodeNotInShard
+        """
+
+    @abc.abstractmethod
+    def deploy(self, node, instance_info, timeout, on_state=None):
+        """Bring the node to ``active`` with the given instance info.
+
+        Idempotent: a node already ``active`` returns at once.
+
+        :param instance_info: dict handed to the node (includes the signal
+            URL and token of its deployment record).
+        :raises: ProvisioningFailed, ProvisioningTimeout, NodeNotInShard
+        """
+
+    @abc.abstractmethod
+    def undeploy(self, node, timeout, on_state=None):
+        """Tear the node down back to ``available``."""
+
+    @abc.abstractmethod
+    def set_console(self, node, enabled):
+        """Enable or disable the node's serial console."""
+
+    @abc.abstractmethod
+    def set_maintenance(self, node, enabled, reason=None):
+        """Set or clear maintenance mode on the backend."""
+
+    def validate(self, node):
+        """Check the node's driver_info; raise InvalidParameterValue."""

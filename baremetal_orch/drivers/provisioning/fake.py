@@ -1,0 +1,150 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The fake provisioning driver: simulates a node in-process.
+
+Steered per node through ``driver_info``:
+
+* ``fake_fail_phase``: ``prepare`` or ``deploy`` makes that phase fail;
+* ``fake_duration``: seconds each phase takes (default
+  ``[fake_driver]default_duration``).
+
+With ``[fake_driver]configdrive_dir`` set, a deploy writes the instance
+info handed to the node (signal URL and token included) to
+``<dir>/<node uuid>.json``, where a test plays the node's agent.
+"""
+
+import json
+import os
+import threading
+import time
+
+from oslo_config import cfg
+from oslo_log import log
+
+from baremetal_orch.common import exception
+from baremetal_orch.common import states
+from baremetal_orch.drivers.provisioning import base
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+PHASES = ('prepare', 'deploy')
+
+
+class FakeDriver(base.ProvisioningDriver):
+    name = 'fake'
+
+    _log_lock = threading.Lock()
+
+    def validate(self, node):
+        info = node.driver_info or {}
+        phase = info.get('fake_fail_phase')
+        if phase is not None and phase not in PHASES:
+            raise exception.InvalidParameterValue(
+                reason='driver_info.fake_fail_phase must be one of %s, not %r'
+                       % (', '.join(PHASES), phase))
+        duration = info.get('fake_duration')
+        if duration is not None:
+            try:
+                if float(duration) < 0:
+                    raise ValueError()
+            except (TypeError, ValueError):
+                raise exception.InvalidParameterValue(
+                    reason='driver_info.fake_duration must be a number of '
+                           'seconds >= 0, not %r' % (duration,))
+
+    def _duration(self, node):
+        info = node.driver_info or {}
+        return float(info.get('fake_duration',
+                              CONF.fake_driver.default_duration) or 0)
+
+    def _record(self, node, call, stage='start'):
+        path = CONF.fake_driver.call_log
+        if not path:
+            return
+        line = json.dumps({'node': node.uuid, 'name': node.name,
+                           'call': call, 'stage': stage,
+                           'time': time.time()})
+        with self._log_lock, open(path, 'a') as f:
+            f.write(line + '\n')
+
+    def _work(self, node, phase, timeout, working, on_state):
+        if on_state:
+            on_state(working)
+        duration = self._duration(node)
+        if duration > timeout:
+            time.sleep(timeout)
+            raise exception.ProvisioningTimeout(
+                node=node.ident, state=states.target_of(working),
+                timeout=timeout)
+        if duration:
+            time.sleep(duration)
+        if (node.driver_info or {}).get('fake_fail_phase') == phase:
+            raise exception.ProvisioningFailed(
+                node=node.ident,
+                reason='fake failure injected in the %s phase' % phase)
+
+    def manage(self, node, timeout, on_state=None):
+        self._record(node, 'manage')
+        if on_state:
+            on_state(states.VERIFYING)
+        if on_state:
+            on_state(states.MANAGEABLE)
+
+    def provide(self, node, timeout, on_state=None):
+        self._record(node, 'provide')
+        self._work(node, 'prepare', timeout, states.CLEANING, on_state)
+        self._record(node, 'provide', 'end')
+        if on_state:
+            on_state(states.AVAILABLE)
+
+    def prepare(self, node, timeout, on_state=None):
+        if node.provision_state == states.AVAILABLE:
+            return
+        if node.provision_state in (states.ENROLL, states.VERIFYING):
+            self.manage(node, timeout, on_state)
+        self.provide(node, timeout, on_state)
+
+    def deploy(self, node, instance_info, timeout, on_state=None):
+        if node.provision_state == states.ACTIVE:
+            return
+        self._record(node, 'deploy')
+        self._write_configdrive(node, instance_info)
+        self._work(node, 'deploy', timeout, states.DEPLOYING, on_state)
+        self._record(node, 'deploy', 'end')
+        if on_state:
+            on_state(states.ACTIVE)
+
+    def undeploy(self, node, timeout, on_state=None):
+        self._record(node, 'undeploy')
+        if on_state:
+            on_state(states.DELETING)
+            on_state(states.CLEANING)
+            on_state(states.AVAILABLE)
+
+    def set_console(self, node, enabled):
+        self._record(node, 'console_on' if enabled else 'console_off')
+
+    def set_maintenance(self, node, enabled, reason=None):
+        self._record(node, 'maintenance_on' if enabled else 'maintenance_off')
+
+    def _write_configdrive(self, node, instance_info):
+        directory = CONF.fake_driver.configdrive_dir
+        if not directory:
+            return
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, '%s.json' % node.uuid)
+        tmp = path + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump({'uuid': node.uuid, 'name': node.name,
+                       'instance_info': instance_info or {}}, f)
+        os.replace(tmp, path)

@@ -1,0 +1,241 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The ``ironic`` provisioning driver: nodes deployed by a real Ironic.
+
+The node's ``ironic_uuid`` names its Ironic node. Every action first checks,
+with one GET of that node, that it is still in this service's Ironic shard
+and conductor group (:class:`~baremetal_orch.common.exception.NodeNotInShard`
+otherwise), then starts from the state Ironic reports, so each action is
+idempotent:
+
+=============  ============================================================
+action         Ironic calls, by the node's current provision state
+=============  ============================================================
+``prepare``    enroll: manage, provide; manageable: provide;
+               available or active: none. Waits for ``available``.
+``deploy``     active: none; available or deploy failed: JSON patch of
+               ``instance_info``, then ``active``. Waits for ``active``.
+``undeploy``   available: none; otherwise ``deleted``. Waits for
+               ``available``.
+=============  ============================================================
+
+A node already in a working state (verifying, cleaning, deploying, ...) is
+waited for, not sent again. Waits poll every ``[ironic]poll_interval``
+seconds until the phase's timeout (``ProvisioningTimeout``); a node that
+ends in a failure state raises ``ProvisioningFailed`` with Ironic's
+``last_error``.
+"""
+
+import threading
+
+import jsonpatch
+from oslo_config import cfg
+from oslo_log import log
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+
+from baremetal_orch.common import exception
+from baremetal_orch.drivers.provisioning import base
+from baremetal_orch.ironic import client as ironic_client
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+ENROLL = 'enroll'
+VERIFYING = 'verifying'
+MANAGEABLE = 'manageable'
+CLEANING_STATES = ('cleaning', 'clean wait')
+AVAILABLE = 'available'
+DEPLOYING_STATES = ('deploying', 'wait call-back')
+ACTIVE = 'active'
+DEPLOYFAIL = 'deploy failed'
+DELETING_STATES = ('deleting',)
+
+
+class IronicDriver(base.ProvisioningDriver):
+    """Provisioning through Ironic, within this service's shard.
+
+    :param conf: the configuration with the ``[ironic]`` group.
+    :param client: an :class:`~baremetal_orch.ironic.client.IronicClient`
+        (built from ``conf`` on first use when not given).
+    """
+
+    name = 'ironic'
+
+    def __init__(self, conf=None, client=None):
+        self._conf = conf if conf is not None else CONF
+        self._client = client
+        self._lock = threading.Lock()
+
+    @property
+    def client(self):
+        """The one Ironic client of this driver."""
+        with self._lock:
+            if self._client is None:
+                self._client = ironic_client.IronicClient(self._conf)
+            return self._client
+
+    # --- helpers ------------------------------------------------------------
+
+    def validate(self, node):
+        uuid = node.ironic_uuid
+        if uuid is not None and not uuidutils.is_uuid_like(uuid):
+            raise exception.InvalidParameterValue(
+                reason='ironic_uuid must be the UUID of an Ironic node, not '
+                       '%r' % (uuid,))
+
+    def _ironic_node(self, node):
+        """Check the node is ours in Ironic; return its Ironic dict."""
+        if not node.ironic_uuid:
+            raise exception.InvalidParameterValue(
+                reason='node %s has no ironic_uuid: the ironic driver does '
+                       'not know which Ironic node to act on' % node.ident)
+        try:
+            return self.client.check_in_scope(node.ironic_uuid)
+        except ironic_client.IronicRequestFailed as exc:
+            raise exception.ProvisioningFailed(node=node.ident,
+                                               reason=exc.message)
+
+    def _move(self, node, target, wanted, timeout, on_state, **kwargs):
+        """Ask Ironic for ``target`` and wait until the node is ``wanted``."""
+        LOG.info('Node %(node)s: Ironic node %(uuid)s -> %(target)s',
+                 {'node': node.ident, 'uuid': node.ironic_uuid,
+                  'target': target})
+        try:
+            self.client.set_provision_state(node.ironic_uuid, target,
+                                            **kwargs)
+        except ironic_client.IronicRequestFailed as exc:
+            raise exception.ProvisioningFailed(
+                node=node.ident, reason='Ironic refused %s: %s' % (
+                    target, exc.details))
+        return self._wait(node, wanted, timeout, on_state, target)
+
+    def _wait(self, node, wanted, timeout, on_state, target):
+        try:
+            return self.client.wait_for_state(
+                node.ironic_uuid, (wanted,), timeout,
+                fail_states=ironic_client.FAIL_STATES[target],
+                on_state=on_state, label=node.ident)
+        except ironic_client.IronicRequestFailed as exc:
+            raise exception.ProvisioningFailed(node=node.ident,
+                                               reason=exc.message)
+
+    @staticmethod
+    def _left(watch):
+        return max(0.0, watch.leftover())
+
+    @staticmethod
+    def _wrong_state(node, action, state):
+        return exception.ProvisioningFailed(
+            node=node.ident, reason='cannot %s a node Ironic shows in state '
+                                    '%s' % (action, state))
+
+    # --- provision states ---------------------------------------------------
+
+    def manage(self, node, timeout, on_state=None):
+        inode = self._ironic_node(node)
+        state = inode['provision_state']
+        if state == MANAGEABLE:
+            return
+        if state == VERIFYING:
+            self._wait(node, MANAGEABLE, timeout, on_state, 'manage')
+            return
+        self._move(node, 'manage', MANAGEABLE, timeout, on_state)
+
+    def provide(self, node, timeout, on_state=None):
+        inode = self._ironic_node(node)
+        state = inode['provision_state']
+        if state == AVAILABLE:
+            return
+        if state in CLEANING_STATES:
+            self._wait(node, AVAILABLE, timeout, on_state, 'provide')
+            return
+        self._move(node, 'provide', AVAILABLE, timeout, on_state)
+
+    def prepare(self, node, timeout, on_state=None):
+        watch = timeutils.StopWatch(duration=timeout).start()
+        inode = self._ironic_node(node)
+        state = inode['provision_state']
+        if state in (AVAILABLE, ACTIVE):
+            return
+        if state == VERIFYING:
+            self._wait(node, MANAGEABLE, self._left(watch), on_state,
+                       'manage')
+            state = MANAGEABLE
+        elif state in (ENROLL, 'clean failed', 'inspect failed'):
+            self._move(node, 'manage', MANAGEABLE, self._left(watch),
+                       on_state)
+            state = MANAGEABLE
+        if state == MANAGEABLE:
+            self._move(node, 'provide', AVAILABLE, self._left(watch),
+                       on_state)
+        elif state in CLEANING_STATES:
+            self._wait(node, AVAILABLE, self._left(watch), on_state,
+                       'provide')
+        else:
+            raise self._wrong_state(node, 'prepare', state)
+
+    def deploy(self, node, instance_info, timeout, on_state=None):
+        inode = self._ironic_node(node)
+        state = inode['provision_state']
+        if state == ACTIVE:
+            LOG.info('Node %s is already active in Ironic: not deployed '
+                     'again', node.ident)
+            return
+        if state in DEPLOYING_STATES:
+            self._wait(node, ACTIVE, timeout, on_state, 'active')
+            return
+        if state not in (AVAILABLE, DEPLOYFAIL):
+            raise self._wrong_state(node, 'deploy', state)
+        self._set_instance_info(node, inode, instance_info or {})
+        self._move(node, 'active', ACTIVE, timeout, on_state)
+
+    def _set_instance_info(self, node, inode, instance_info):
+        current = inode.get('instance_info') or {}
+        wanted = dict(current, **instance_info)
+        patch = jsonpatch.make_patch({'instance_info': current},
+                                     {'instance_info': wanted}).patch
+        if not patch:
+            return
+        try:
+            self.client.patch_node(node.ironic_uuid, patch)
+        except ironic_client.IronicRequestFailed as exc:
+            raise exception.ProvisioningFailed(
+                node=node.ident, reason='Ironic refused the instance info: '
+                                        '%s' % exc.details)
+
+    def undeploy(self, node, timeout, on_state=None):
+        inode = self._ironic_node(node)
+        state = inode['provision_state']
+        if state == AVAILABLE:
+            return
+        if state in DELETING_STATES + CLEANING_STATES:
+            self._wait(node, AVAILABLE, timeout, on_state, 'deleted')
+            return
+        self._move(node, 'deleted', AVAILABLE, timeout, on_state)
+
+    # --- console and maintenance --------------------------------------------
+
+    def set_console(self, node, enabled):
+        self._ironic_node(node)
+        try:
+            self.client.set_console(node.ironic_uuid, enabled)
+        except ironic_client.IronicRequestFailed as exc:
+            raise exception.DriverError(node=node.ident, reason=exc.details)
+
+    def set_maintenance(self, node, enabled, reason=None):
+        self._ironic_node(node)
+        try:
+            self.client.set_maintenance(node.ironic_uuid, enabled,
+                                        reason=reason)
+        except ironic_client.IronicRequestFailed as exc:
+            raise exception.DriverError(node=node.ident, reason=exc.details)

@@ -1,0 +1,72 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The Action object: a deploy_site, update_site or update_labels run."""
+
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import base
+from baremetal_orch.objects import fields as f
+
+PENDING = 'pending'
+RUNNING = 'running'
+COMPLETE = 'complete'
+FAILED = 'failed'
+CANCELLED = 'cancelled'
+STATES = (PENDING, RUNNING, COMPLETE, FAILED, CANCELLED)
+FINAL_STATES = (COMPLETE, FAILED, CANCELLED)
+
+DEPLOY_SITE = 'deploy_site'
+UPDATE_SITE = 'update_site'
+UPDATE_LABELS = 'update_labels'
+NAMES = (DEPLOY_SITE, UPDATE_SITE, UPDATE_LABELS)
+
+
+@base.BaremetalOrchObjectRegistry.register
+class Action(base.BaremetalOrchObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': f.IntegerField(),
+        'uuid': f.UUIDField(),
+        'name': f.EnumField(valid_values=NAMES),
+        'parameters': f.FlexibleDictField(nullable=True),
+        'state': f.EnumField(valid_values=STATES),
+        'result': f.StringField(nullable=True),
+        'task_uuid': f.UUIDField(nullable=True),
+        'conductor': f.StringField(nullable=True),
+        'owner': f.StringField(nullable=True),
+        'report': f.FlexibleDictField(nullable=True),
+        'progress': f.FlexibleDictField(nullable=True),
+        'started_at': f.DateTimeField(nullable=True),
+        'finished_at': f.DateTimeField(nullable=True),
+    }
+    fields.update(base.BaremetalOrchObject.fields)
+
+    @classmethod
+    def get(cls, context, uuid):
+        return cls._from_db_object(context, cls(), dbapi.get_action(uuid))
+
+    @classmethod
+    def list(cls, context, filters=None, limit=None, marker=None,
+             sort_key=None, sort_dir=None):
+        return cls._from_db_object_list(context, dbapi.list_actions(
+            filters, limit, marker, sort_key, sort_dir))
+
+    def create(self, context=None):
+        self._from_db_object(context or self._context, self,
+                             dbapi.create_action(self.obj_get_changes()))
+
+    def save(self, context=None):
+        values = self.obj_get_changes()
+        if values:
+            self._from_db_object(context or self._context, self,
+                                 dbapi.update_action(self.uuid, values))

@@ -1,0 +1,78 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Field types shared by the objects."""
+
+from oslo_versionedobjects import fields
+
+BooleanField = fields.BooleanField
+DateTimeField = fields.DateTimeField
+IntegerField = fields.IntegerField
+ObjectField = fields.ObjectField
+StringField = fields.StringField
+UUIDField = fields.UUIDField
+ListOfStringsField = fields.ListOfStringsField
+DictOfStringsField = fields.DictOfStringsField
+DictOfNullableStringsField = fields.DictOfNullableStringsField
+EnumField = fields.EnumField
+
+
+class FlexibleDict(fields.FieldType):
+    """A JSON object of any shape (driver_info, instance_info, extra)."""
+
+    @staticmethod
+    def coerce(obj, attr, value):
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError('%s must be a dict, not %s'
+                             % (attr, type(value).__name__))
+        return dict(value)
+
+
+class FlexibleDictField(fields.AutoTypedField):
+    AUTO_TYPE = FlexibleDict()
+
+    def _null(self, obj, attr):
+        if self.nullable:
+            return {}
+        super()._null(obj, attr)
+
+
+class NotificationLevel(fields.Enum):
+    DEBUG = 'debug'
+    INFO = 'info'
+    WARNING = 'warning'
+    ERROR = 'error'
+    CRITICAL = 'critical'
+    ALL = (DEBUG, INFO, WARNING, ERROR, CRITICAL)
+
+    def __init__(self):
+        super().__init__(valid_values=NotificationLevel.ALL)
+
+
+class NotificationLevelField(fields.BaseEnumField):
+    AUTO_TYPE = NotificationLevel()
+
+
+class NotificationStatus(fields.Enum):
+    START = 'start'
+    END = 'end'
+    ERROR = 'error'
+    SUCCESS = 'success'
+    ALL = (START, END, ERROR, SUCCESS)
+
+    def __init__(self):
+        super().__init__(valid_values=NotificationStatus.ALL)
+
+
+class NotificationStatusField(fields.BaseEnumField):
+    AUTO_TYPE = NotificationStatus()

@@ -1,0 +1,114 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The Node object."""
+
+import datetime
+
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import base
+from baremetal_orch.objects import fields as f
+
+
+@base.BaremetalOrchObjectRegistry.register
+class Node(base.BaremetalOrchObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': f.IntegerField(),
+        'uuid': f.UUIDField(),
+        'name': f.StringField(nullable=True),
+        'driver': f.StringField(),
+        'ironic_uuid': f.UUIDField(nullable=True),
+        'chassis_id': f.IntegerField(nullable=True),
+        'chassis_uuid': f.UUIDField(nullable=True),
+        'rack_name': f.StringField(nullable=True),
+        'tags': f.ListOfStringsField(),
+        'labels': f.DictOfStringsField(),
+        'shard': f.StringField(nullable=True),
+        'conductor_group': f.StringField(nullable=True),
+        'provision_state': f.StringField(),
+        'target_provision_state': f.StringField(nullable=True),
+        'power_state': f.StringField(nullable=True),
+        'maintenance': f.BooleanField(),
+        'maintenance_reason': f.StringField(nullable=True),
+        'console_enabled': f.BooleanField(),
+        'driver_info': f.FlexibleDictField(nullable=True),
+        'instance_info': f.FlexibleDictField(nullable=True),
+        'extra': f.FlexibleDictField(nullable=True),
+        'applied_labels': f.FlexibleDictField(nullable=True),
+        'deployed_groups': f.ListOfStringsField(nullable=True),
+        'conductor': f.StringField(nullable=True),
+        'owner': f.StringField(nullable=True),
+        'reservation': f.StringField(nullable=True),
+        'last_error': f.StringField(nullable=True),
+    }
+    fields.update(base.BaremetalOrchObject.fields)
+
+    @classmethod
+    def _db_value(cls, db_obj, field):
+        if field == 'tags':
+            return sorted(t.tag for t in db_obj.tags)
+        if field == 'labels':
+            return {lb.key: lb.value for lb in db_obj.labels}
+        return getattr(db_obj, field)
+
+    @classmethod
+    def get(cls, context, ident):
+        """A node by uuid or name."""
+        return cls._from_db_object(context, cls(), dbapi.get_node(ident))
+
+    @classmethod
+    def get_by_id(cls, context, node_id):
+        return cls._from_db_object(context, cls(),
+                                   dbapi.get_node_by_id(node_id))
+
+    @classmethod
+    def list(cls, context, filters=None, limit=None, marker=None,
+             sort_key=None, sort_dir=None):
+        return cls._from_db_object_list(context, dbapi.list_nodes(
+            filters, limit, marker, sort_key, sort_dir))
+
+    def create(self, context=None):
+        values = self.obj_get_changes()
+        values.pop('chassis_uuid', None)
+        self._from_db_object(context or self._context, self,
+                             dbapi.create_node(values))
+
+    #: Changes that need more than one UPDATE of the nodes row.
+    _COMPLEX_FIELDS = frozenset(['tags', 'labels', 'chassis_id', 'name'])
+
+    def save(self, context=None):
+        values = self.obj_get_changes()
+        values.pop('chassis_uuid', None)
+        if not values:
+            return
+        if self._COMPLEX_FIELDS.isdisjoint(values):
+            # The hot path of the conductor (state changes): one UPDATE.
+            updated_at = dbapi.update_node_fields(self.uuid, values)
+            self.updated_at = updated_at.replace(
+                tzinfo=datetime.timezone.utc)
+            self.obj_reset_changes()
+            return
+        self._from_db_object(context or self._context, self,
+                             dbapi.update_node(self.uuid, values))
+
+    def destroy(self, context=None):
+        dbapi.destroy_node(self.uuid)
+        self.obj_reset_changes()
+
+    def refresh(self, context=None):
+        self.refresh_from(self.get(context or self._context, self.uuid))
+
+    @property
+    def ident(self):
+        return self.name or self.uuid

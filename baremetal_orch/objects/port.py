@@ -1,0 +1,66 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The Port object."""
+
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import base
+from baremetal_orch.objects import fields as f
+
+
+@base.BaremetalOrchObjectRegistry.register
+class Port(base.BaremetalOrchObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': f.IntegerField(),
+        'uuid': f.UUIDField(),
+        'node_id': f.IntegerField(),
+        'node_uuid': f.UUIDField(),
+        'address': f.StringField(),
+        'pxe_enabled': f.BooleanField(),
+        'local_link_connection': f.FlexibleDictField(nullable=True),
+        'extra': f.FlexibleDictField(nullable=True),
+    }
+    fields.update(base.BaremetalOrchObject.fields)
+
+    @classmethod
+    def _db_value(cls, db_obj, field):
+        if field == 'node_uuid':
+            return db_obj.node.uuid
+        return getattr(db_obj, field)
+
+    @classmethod
+    def get(cls, context, uuid):
+        return cls._from_db_object(context, cls(), dbapi.get_port(uuid))
+
+    @classmethod
+    def list(cls, context, filters=None, limit=None, marker=None,
+             sort_key=None, sort_dir=None):
+        return cls._from_db_object_list(context, dbapi.list_ports(
+            filters, limit, marker, sort_key, sort_dir))
+
+    def create(self, context=None):
+        values = self.obj_get_changes()
+        values.pop('node_uuid', None)
+        self._from_db_object(context or self._context, self,
+                             dbapi.create_port(values))
+
+    def save(self, context=None):
+        values = self.obj_get_changes()
+        values.pop('node_uuid', None)
+        if values:
+            self._from_db_object(context or self._context, self,
+                                 dbapi.update_port(self.uuid, values))
+
+    def destroy(self, context=None):
+        dbapi.destroy_port(self.uuid)

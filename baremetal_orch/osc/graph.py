@@ -1,0 +1,111 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The group DAG of a deployment strategy in Graphviz DOT.
+
+:func:`to_dot` is a pure function: a strategy document (the seed's
+``schema``/``metadata``/``data.groups``), and optionally the ``report`` of
+an action that ran it, to DOT text. Each group is a box (critical groups
+drawn bold with a double border), each ``depends_on`` an edge from the
+dependency to the group that waits for it. With a report, the boxes are
+filled by group status (:data:`STATUS_COLORS`) and a failed group shows
+its reason. :func:`to_svg` renders the text with Graphviz's ``dot`` when it
+is installed.
+"""
+
+import shutil
+import subprocess
+
+from osc_lib import exceptions
+
+#: Fill colour of a group by its status in an action report.
+STATUS_COLORS = {
+    'success': 'green',
+    'failed': 'red',
+    'running': 'yellow',
+    'pending': 'grey',
+}
+#: Fill colour of a group whose status is unknown (no report).
+NO_STATUS_COLOR = 'white'
+
+
+def quote(text):
+    """A DOT double-quoted ID."""
+    return '"%s"' % str(text).replace('\\', '\\\\').replace('"', '\\"')
+
+
+def groups_of(document):
+    """The groups of a strategy document (its ``data.groups``)."""
+    return list(((document or {}).get('data') or {}).get('groups') or [])
+
+
+def edges_of(document):
+    """``(dependency, group)`` pairs in document order."""
+    return [(dep, group['name']) for group in groups_of(document)
+            for dep in group.get('depends_on') or ()]
+
+
+def to_dot(document, report=None):
+    """DOT text of the strategy's group DAG.
+
+    :param document: the strategy document.
+    :param report: an action's ``report`` (``groups: {name: {status,
+        reason, nodes, succeeded_nodes, failed_nodes}}``), or None.
+    """
+    name = ((document or {}).get('metadata') or {}).get('name') or 'strategy'
+    statuses = (report or {}).get('groups') or {}
+    lines = ['digraph %s {' % quote(name),
+             '  rankdir=LR;',
+             '  node [shape=box, style="rounded,filled", '
+             'fontname="Helvetica"];']
+    for group in groups_of(document):
+        label = [group['name']]
+        attrs = []
+        if group.get('critical'):
+            label.append('critical')
+            attrs += ['penwidth=2', 'peripheries=2']
+        entry = statuses.get(group['name'])
+        if entry is not None:
+            status = entry.get('status')
+            nodes = entry.get('nodes') or []
+            label.append('%s: %d/%d nodes' % (
+                status, len(entry.get('succeeded_nodes') or []),
+                len(nodes)))
+            if entry.get('reason'):
+                label.append(entry['reason'])
+            color = STATUS_COLORS.get(status, NO_STATUS_COLOR)
+        else:
+            color = NO_STATUS_COLOR
+        attrs = ['label=%s' % quote('\n'.join(label)).replace('\n', '\\n'),
+                 'fillcolor=%s' % quote(color)] + attrs
+        lines.append('  %s [%s];' % (quote(group['name']), ', '.join(attrs)))
+    for dep, group in edges_of(document):
+        lines.append('  %s -> %s;' % (quote(dep), quote(group)))
+    lines.append('}')
+    return '\n'.join(lines) + '\n'
+
+
+def to_svg(dot_text, dot_binary='dot'):
+    """Render DOT text to SVG bytes with Graphviz.
+
+    :raises: CommandError when Graphviz is not installed or fails.
+    """
+    binary = shutil.which(dot_binary)
+    if binary is None:
+        raise exceptions.CommandError(
+            'Graphviz "dot" is not installed: write a .dot file instead, or '
+            'install graphviz to get SVG')
+    proc = subprocess.run([binary, '-Tsvg'], input=dot_text.encode(),
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise exceptions.CommandError(
+            'dot failed: %s' % proc.stderr.decode(errors='replace').strip())
+    return proc.stdout

@@ -1,0 +1,194 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""``openstack baremetal orch action ...``: site and label actions."""
+
+import sys
+
+from osc_lib.command import command
+from osc_lib import exceptions
+
+from baremetal_orch.osc import common
+from baremetal_orch.osc import progress
+
+NAMES = ('deploy_site', 'update_site', 'update_labels')
+SITE_ACTIONS = ('deploy_site', 'update_site')
+FIELDS = ('uuid', 'name', 'parameters', 'state', 'result', 'task_uuid',
+          'conductor', 'created_at', 'started_at', 'finished_at',
+          'updated_at', 'report')
+LIST_COLUMNS = (('uuid', 'UUID'), ('name', 'Name'), ('state', 'State'),
+                ('result', 'Result'), ('created_at', 'Created At'))
+LONG_COLUMNS = LIST_COLUMNS + (
+    ('parameters', 'Parameters'), ('conductor', 'Conductor'),
+    ('started_at', 'Started At'), ('finished_at', 'Finished At'))
+PLAN_COLUMNS = ('Group', 'Critical', 'Depends On', 'Nodes', 'Also In')
+
+
+def plan_rows(plan):
+    """Rows of a dry-run plan, in the order the groups would start."""
+    groups = plan.get('groups') or {}
+    order = list(plan.get('order') or [])
+    order += sorted(g for g in groups if g not in order)
+    overlaps = plan.get('overlaps') or {}
+    rows = []
+    for name in order:
+        entry = groups.get(name) or {}
+        nodes = entry.get('nodes') or []
+        also = sorted({g for n in nodes for g in overlaps.get(n, ())
+                       if g != name})
+        rows.append((name, entry.get('critical'),
+                     common.format_value(entry.get('depends_on') or []),
+                     common.format_value(nodes),
+                     common.format_value(also)))
+    return PLAN_COLUMNS, rows
+
+
+class CreateAction(common.ListOrShow):
+    """Start an action: deploy_site, update_site or update_labels.
+
+    Shows the action; with --dry-run the plan (nothing is created); with
+    --wait a live progress line on stderr, then the report. The exit
+    status is 1 when the action failed.
+    """
+
+    failed = False
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('name', metavar='<name>', choices=NAMES,
+                            help='The action: %s.' % ', '.join(NAMES))
+        parser.add_argument(
+            '--strategy', metavar='<name>',
+            help='Deployment strategy of a site action (default: '
+                 'deployment-strategy).')
+        parser.add_argument(
+            '--target-node', metavar='<node>', dest='target_nodes',
+            action='append',
+            help='Node whose labels update_labels updates; repeat for '
+                 'more (required by update_labels).')
+        parser.add_argument(
+            '--dry-run', action='store_true',
+            help='Show the plan of a site action: groups, their nodes, '
+                 'overlaps; start nothing.')
+        parser.add_argument(
+            '--wait', action='store_true',
+            help='Follow the action (progress on stderr) until it ends, '
+                 'then show its report.')
+        parser.add_argument(
+            '--timeout', metavar='<seconds>', type=int,
+            help='With --wait: give up after this many seconds (the '
+                 'action goes on).')
+        parser.add_argument(
+            '--poll-interval', metavar='<seconds>', type=float, default=1.0,
+            help='With --wait: seconds between polls (default 1).')
+        return parser
+
+    def body(self, parsed_args):
+        """The request body; checks the options fit the action."""
+        name = parsed_args.name
+        body = {'name': name}
+        if name in SITE_ACTIONS:
+            if parsed_args.target_nodes:
+                raise exceptions.CommandError(
+                    '--target-node is only for update_labels')
+            if parsed_args.strategy:
+                body['parameters'] = {
+                    'deployment_strategy': parsed_args.strategy}
+        else:
+            if parsed_args.strategy:
+                raise exceptions.CommandError(
+                    '--strategy is only for deploy_site and update_site')
+            if parsed_args.dry_run:
+                raise exceptions.CommandError(
+                    '--dry-run is only for deploy_site and update_site')
+            if not parsed_args.target_nodes:
+                raise exceptions.CommandError(
+                    'update_labels needs at least one --target-node')
+            body['parameters'] = {'target_nodes': parsed_args.target_nodes}
+        if parsed_args.dry_run:
+            if parsed_args.wait:
+                raise exceptions.CommandError(
+                    '--dry-run and --wait do not go together')
+            body['dry_run'] = True
+        return body
+
+    def take_action(self, parsed_args):
+        api = common.client(self)
+        result = api.post('actions', self.body(parsed_args))
+        if parsed_args.dry_run:
+            return plan_rows(result.get('plan') or {})
+        if not parsed_args.wait:
+            self.show_one = True
+            return common.show(result, FIELDS)
+        stderr = getattr(self.app, 'stderr', sys.stderr)
+        stderr.write('%s %s started\n' % (result['name'], result['uuid']))
+        try:
+            action = progress.watch(api, result['uuid'],
+                                    progress.Display(stderr),
+                                    interval=parsed_args.poll_interval,
+                                    timeout=parsed_args.timeout)
+        except TimeoutError as e:
+            raise exceptions.CommandError(
+                '%s; follow it with: openstack baremetal orch action show '
+                '%s' % (e, result['uuid']))
+        self.failed = action.get('state') != 'complete'
+        stderr.write('Action %s: %s (%s)\n' % (
+            action['uuid'], action.get('state'), action.get('result')))
+        return progress.report_rows(action.get('report'))
+
+    def run(self, parsed_args):
+        status = super().run(parsed_args)
+        return 1 if self.failed else status
+
+
+class ListAction(command.Lister):
+    """List actions."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--state', metavar='<state>',
+                            help='Only actions in this state (pending, '
+                                 'running, complete, failed, cancelled).')
+        parser.add_argument('--name', metavar='<name>', choices=NAMES,
+                            help='Only actions of this kind.')
+        parser.add_argument('--long', action='store_true',
+                            help='Show more fields.')
+        common.add_limit(parser, 'actions')
+        common.add_sort(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        params = common.list_params(parsed_args, state=parsed_args.state,
+                                    name=parsed_args.name)
+        items = common.client(self).list('actions', params,
+                                         limit=parsed_args.limit)
+        return common.rows(items, LONG_COLUMNS if parsed_args.long
+                           else LIST_COLUMNS)
+
+
+class ShowAction(common.ListOrShow):
+    """Show an action, or with --report its report as a table."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('action', metavar='<uuid>',
+                            help='UUID of the action.')
+        parser.add_argument('--report', action='store_true',
+                            help='Show the report: one row per group (per '
+                                 'node for update_labels).')
+        return parser
+
+    def take_action(self, parsed_args):
+        action = common.client(self).get('actions/%s' % parsed_args.action)
+        if parsed_args.report:
+            return progress.report_rows(action.get('report'))
+        self.show_one = True
+        return common.show(action, FIELDS)

@@ -1,0 +1,474 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""``openstack baremetal orch node ...``: the node inventory."""
+
+import functools
+import json
+
+from osc_lib.command import command
+from osc_lib import exceptions
+
+from baremetal_orch.osc import common
+
+LIST_COLUMNS = (('uuid', 'UUID'), ('name', 'Name'),
+                ('provision_state', 'Provision State'),
+                ('maintenance', 'Maintenance'))
+LONG_FIELDS = ('uuid', 'name', 'driver', 'provision_state',
+               'target_provision_state', 'maintenance', 'rack_name', 'tags',
+               'labels', 'shard', 'conductor_group', 'conductor',
+               'chassis_uuid', 'ironic_uuid', 'last_error')
+FIELDS = ('uuid', 'name', 'driver', 'ironic_uuid', 'chassis_uuid',
+          'rack_name', 'tags', 'labels', 'shard', 'conductor_group',
+          'provision_state', 'target_provision_state', 'power_state',
+          'maintenance', 'maintenance_reason', 'console_enabled',
+          'driver_info', 'instance_info', 'extra', 'applied_labels',
+          'deployed_groups', 'conductor', 'owner', 'last_error',
+          'created_at', 'updated_at')
+
+#: Scalar fields set by ``node create/set`` and cleared by ``node unset``:
+#: (option, field).
+SCALARS = (('--name', 'name'), ('--rack-name', 'rack_name'),
+           ('--chassis-uuid', 'chassis_uuid'),
+           ('--ironic-uuid', 'ironic_uuid'), ('--shard', 'shard'),
+           ('--conductor-group', 'conductor_group'), ('--owner', 'owner'))
+#: Dict fields: (option, field, help).
+DICTS = (('--label', 'labels', 'Kubernetes label of the node'),
+         ('--driver-info', 'driver_info',
+          'Driver information (e.g. fake_fail_phase=prepare)'),
+         ('--instance-info', 'instance_info', 'Instance information'),
+         ('--extra', 'extra', 'Extra data'))
+
+
+def _add_dict_options(parser):
+    for option, field, text in DICTS:
+        json_values = field != 'labels'
+        if json_values:
+            text += ('; the value is JSON when it parses (numbers, '
+                     'true/false), else a string')
+        parser.add_argument(
+            option, metavar='<key=value>', dest=field,
+            action=functools.partial(common.KeyValue,
+                                     json_values=json_values),
+            help='%s. Repeat the option for more.' % text)
+
+
+def _scalar_help(field):
+    return field.replace('_', ' ')
+
+
+def _metavar(field):
+    return '<%s>' % field.replace('_', '-')
+
+
+class CreateNode(command.ShowOne):
+    """Enroll a node."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--driver', default='fake',
+                            choices=('fake', 'ironic'),
+                            help='Provisioning driver (default: fake).')
+        parser.add_argument('--uuid', metavar='<uuid>',
+                            help='UUID of the node (default: generated).')
+        for option, field in SCALARS:
+            parser.add_argument(option, metavar=_metavar(field), dest=field,
+                                help='The %s of the node.'
+                                % _scalar_help(field))
+        parser.add_argument('--tag', metavar='<tag>', dest='tags',
+                            action='append',
+                            help='Tag of the node; repeat for more.')
+        _add_dict_options(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        body = {'driver': parsed_args.driver}
+        if parsed_args.uuid:
+            body['uuid'] = parsed_args.uuid
+        for _option, field in SCALARS:
+            if getattr(parsed_args, field) is not None:
+                body[field] = getattr(parsed_args, field)
+        if parsed_args.tags:
+            body['tags'] = parsed_args.tags
+        for _option, field, _help in DICTS:
+            if getattr(parsed_args, field):
+                body[field] = getattr(parsed_args, field)
+        node = common.client(self).post('nodes', body)
+        return common.show(node, FIELDS)
+
+
+class ListNode(command.Lister):
+    """List nodes."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        output = parser.add_mutually_exclusive_group()
+        output.add_argument('--long', action='store_true',
+                            help='Show more fields.')
+        output.add_argument('--fields', metavar='<field>', nargs='+',
+                            choices=FIELDS,
+                            help='Show these fields only.')
+        parser.add_argument('--provision-state', metavar='<state>',
+                            help='Only nodes in this provision state.')
+        maint = parser.add_mutually_exclusive_group()
+        maint.add_argument('--maintenance', dest='maintenance',
+                           action='store_true', default=None,
+                           help='Only nodes in maintenance.')
+        maint.add_argument('--no-maintenance', dest='maintenance',
+                           action='store_false',
+                           help='Only nodes not in maintenance.')
+        parser.add_argument('--driver', metavar='<driver>',
+                            help='Only nodes of this driver.')
+        parser.add_argument('--shard', metavar='<shard>', action='append',
+                            help='Only nodes of this shard; repeat for '
+                                 'more.')
+        sharded = parser.add_mutually_exclusive_group()
+        sharded.add_argument('--sharded', dest='sharded',
+                             action='store_true', default=None,
+                             help='Only nodes with a shard.')
+        sharded.add_argument('--unsharded', dest='sharded',
+                             action='store_false',
+                             help='Only nodes without a shard.')
+        parser.add_argument('--conductor-group', metavar='<group>',
+                            help='Only nodes of this conductor group.')
+        parser.add_argument('--rack-name', metavar='<rack>',
+                            help='Only nodes of this rack.')
+        parser.add_argument('--tag', metavar='<tag>', action='append',
+                            help='Only nodes with this tag (any of the '
+                                 'tags when repeated).')
+        parser.add_argument('--conductor', metavar='<host>',
+                            help='Only nodes this conductor owns.')
+        parser.add_argument('--owner', metavar='<project>',
+                            help='Only nodes of this owner.')
+        common.add_limit(parser, 'nodes')
+        common.add_sort(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        params = common.list_params(
+            parsed_args, provision_state=parsed_args.provision_state,
+            driver=parsed_args.driver,
+            conductor_group=parsed_args.conductor_group,
+            rack_name=parsed_args.rack_name,
+            conductor=parsed_args.conductor, owner=parsed_args.owner)
+        if parsed_args.maintenance is not None:
+            params['maintenance'] = str(parsed_args.maintenance).lower()
+        if parsed_args.sharded is not None:
+            params['sharded'] = str(parsed_args.sharded).lower()
+        if parsed_args.shard:
+            params['shard'] = ','.join(parsed_args.shard)
+        if parsed_args.tag:
+            params['tag'] = ','.join(parsed_args.tag)
+        if parsed_args.fields:
+            fields = tuple(parsed_args.fields)
+            params['fields'] = ','.join(fields)
+            columns = tuple((f, f) for f in fields)
+        elif parsed_args.long:
+            params['detail'] = 'true'
+            columns = tuple((f, common.label_of(f)) for f in LONG_FIELDS)
+        else:
+            columns = LIST_COLUMNS
+        nodes = common.client(self).list('nodes', params,
+                                         limit=parsed_args.limit)
+        return common.rows(nodes, columns)
+
+
+class ShowNode(command.ShowOne):
+    """Show a node."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        parser.add_argument('--fields', metavar='<field>', nargs='+',
+                            choices=FIELDS, help='Show these fields only.')
+        return parser
+
+    def take_action(self, parsed_args):
+        params = {}
+        if parsed_args.fields:
+            params['fields'] = ','.join(parsed_args.fields)
+        node = common.client(self).get('nodes/%s' % parsed_args.node,
+                                       params=params)
+        return common.show(node, parsed_args.fields or FIELDS)
+
+
+class SetNode(command.Command):
+    """Set properties of a node (a JSON patch)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        for option, field in SCALARS:
+            parser.add_argument(option, metavar=_metavar(field), dest=field,
+                                help='Set the %s.' % _scalar_help(field))
+        parser.add_argument('--tag', metavar='<tag>', dest='tags',
+                            action='append',
+                            help='Add this tag; repeat for more.')
+        _add_dict_options(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        api = common.client(self)
+        values = {field: getattr(parsed_args, field)
+                  for _option, field in SCALARS
+                  if getattr(parsed_args, field) is not None}
+        if parsed_args.tags:
+            current = api.get('nodes/%s' % parsed_args.node,
+                              params={'fields': 'tags'}).get('tags') or []
+            values['tags'] = current + [t for t in parsed_args.tags
+                                        if t not in current]
+        ops = common.set_ops(values, **{
+            field: getattr(parsed_args, field) for _o, field, _h in DICTS})
+        api.patch('nodes/%s' % parsed_args.node,
+                  common.require_changes(ops))
+
+
+class UnsetNode(command.Command):
+    """Unset properties of a node (a JSON patch)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        for option, field in SCALARS:
+            parser.add_argument(option, dest=field, action='store_true',
+                                help='Unset the %s.' % _scalar_help(field))
+        parser.add_argument('--tag', metavar='<tag>', dest='tags',
+                            action='append',
+                            help='Remove this tag; repeat for more.')
+        for option, field, _text in DICTS:
+            parser.add_argument(option, metavar='<key>', dest=field,
+                                action='append',
+                                help='Remove this key of the %s; repeat '
+                                     'for more.' % field.replace('_', ' '))
+        return parser
+
+    def take_action(self, parsed_args):
+        api = common.client(self)
+        ops = common.remove_ops(
+            [field for _option, field in SCALARS
+             if getattr(parsed_args, field)],
+            **{field: getattr(parsed_args, field)
+               for _o, field, _h in DICTS})
+        if parsed_args.tags:
+            current = api.get('nodes/%s' % parsed_args.node,
+                              params={'fields': 'tags'}).get('tags') or []
+            ops.append({'op': 'replace', 'path': '/tags',
+                        'value': [t for t in current
+                                  if t not in parsed_args.tags]})
+        api.patch('nodes/%s' % parsed_args.node,
+                  common.require_changes(ops))
+
+
+class DeleteNode(command.Command):
+    """Delete nodes from the inventory."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('nodes', metavar='<node>', nargs='+',
+                            help='Names or UUIDs of the nodes.')
+        return parser
+
+    def take_action(self, parsed_args):
+        common.delete_all(self, 'nodes', 'node', parsed_args.nodes)
+
+
+class _ProvisionCommand(command.Command):
+    """Move nodes with PUT /v1/nodes/{node}/states/provision."""
+
+    #: The ``target`` of the request.
+    TARGET = None
+    #: The provision state that ends a ``--wait``.
+    STABLE = None
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('nodes', metavar='<node>', nargs='+',
+                            help='Names or UUIDs of the nodes.')
+        parser.add_argument(
+            '--wait', metavar='<seconds>', type=int, nargs='?', const=0,
+            help='Wait until every node is %s (or failed); an optional '
+                 'timeout in seconds, none by default.' % self.STABLE)
+        return parser
+
+    def take_action(self, parsed_args):
+        api = common.client(self)
+        for node in parsed_args.nodes:
+            api.put('nodes/%s/states/provision' % node,
+                    {'target': self.TARGET})
+        if parsed_args.wait is None:
+            return
+        failed = []
+        for node in parsed_args.nodes:
+            doc = common.poll(
+                functools.partial(api.get, 'nodes/%s' % node, params={
+                    'fields': 'provision_state,target_provision_state,'
+                              'last_error'}),
+                self._settled, timeout=parsed_args.wait, interval=0.5)
+            if doc['provision_state'] != self.STABLE:
+                failed.append('%s: %s (%s)' % (node, doc['provision_state'],
+                                               doc.get('last_error')))
+        if failed:
+            raise exceptions.CommandError(
+                'Not %s:\n%s' % (self.STABLE, '\n'.join(failed)))
+
+    def _settled(self, doc):
+        if doc.get('target_provision_state'):
+            return False
+        return (doc['provision_state'] == self.STABLE
+                or 'fail' in (doc['provision_state'] or '')
+                or doc['provision_state'] == 'error')
+
+
+class ManageNode(_ProvisionCommand):
+    """Move nodes to manageable (verify them)."""
+
+    TARGET = 'manage'
+    STABLE = 'manageable'
+
+
+class ProvideNode(_ProvisionCommand):
+    """Move nodes to available (clean them)."""
+
+    TARGET = 'provide'
+    STABLE = 'available'
+
+
+class DeployNode(_ProvisionCommand):
+    """Deploy nodes (to active)."""
+
+    TARGET = 'active'
+    STABLE = 'active'
+
+
+class UndeployNode(_ProvisionCommand):
+    """Undeploy nodes (tear down, back to available)."""
+
+    TARGET = 'deleted'
+    STABLE = 'available'
+
+
+class SetMaintenance(command.Command):
+    """Put a node in maintenance."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        parser.add_argument('--reason', metavar='<reason>',
+                            help='Why the node is in maintenance.')
+        return parser
+
+    def take_action(self, parsed_args):
+        body = {}
+        if parsed_args.reason is not None:
+            body['reason'] = parsed_args.reason
+        common.client(self).put('nodes/%s/maintenance' % parsed_args.node,
+                                body)
+
+
+class UnsetMaintenance(command.Command):
+    """Take a node out of maintenance."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        common.client(self).delete('nodes/%s/maintenance' % parsed_args.node)
+
+
+class _ConsoleCommand(command.Command):
+    ENABLED = None
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        common.client(self).put(
+            'nodes/%s/states/console' % parsed_args.node,
+            {'enabled': self.ENABLED})
+
+
+class EnableConsole(_ConsoleCommand):
+    """Enable the serial console of a node."""
+
+    ENABLED = True
+
+
+class DisableConsole(_ConsoleCommand):
+    """Disable the serial console of a node."""
+
+    ENABLED = False
+
+
+CRITERIA = ('node_names', 'node_tags', 'rack_names', 'node_labels')
+
+
+def parse_selector(text):
+    """One ``--selector`` as a selector object.
+
+    JSON (``{"node_tags": ["control"]}``) or
+    ``criterion=v1,v2[;criterion=...]`` (``node_tags=control;
+    rack_names=rack03``); criteria are AND-ed, values OR-ed.
+    """
+    text = text.strip()
+    if text.startswith('{'):
+        try:
+            selector = json.loads(text)
+        except ValueError as e:
+            raise exceptions.CommandError('Invalid selector %r: %s'
+                                          % (text, e))
+        if not isinstance(selector, dict):
+            raise exceptions.CommandError(
+                'A selector must be a JSON object, not %r' % text)
+        return selector
+    selector = {}
+    for part in filter(None, (p.strip() for p in text.split(';'))):
+        key, sep, values = part.partition('=')
+        key = key.strip()
+        if not sep or key not in CRITERIA:
+            raise exceptions.CommandError(
+                'Invalid selector part %r: expected one of %s followed by '
+                '=value[,value...]' % (part, ', '.join(CRITERIA)))
+        selector[key] = [v.strip() for v in values.split(',') if v.strip()]
+    return selector
+
+
+class FilterNode(command.Lister):
+    """Names of the nodes a list of selectors picks.
+
+    The union of the selectors; no selector picks every node.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--selector', metavar='<selector>', dest='selectors',
+            action='append', default=[],
+            help='A selector: "node_tags=control;rack_names=rack03" (the '
+                 'criteria AND-ed, the values of one criterion OR-ed; '
+                 'node_labels values are key:value) or a JSON object. '
+                 'Repeat for the union of several selectors.')
+        return parser
+
+    def take_action(self, parsed_args):
+        selectors = [parse_selector(s) for s in parsed_args.selectors]
+        result = common.client(self).post('nodes/filter',
+                                          {'selectors': selectors})
+        return ('Name',), [(n,) for n in result.get('node_names', [])]

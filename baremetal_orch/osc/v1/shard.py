@@ -1,0 +1,26 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""``openstack baremetal orch shard list``: the shards of the nodes."""
+
+from osc_lib.command import command
+
+from baremetal_orch.osc import common
+
+SHARD_COLUMNS = (('name', 'Name'), ('count', 'Count'))
+
+
+class ListShard(command.Lister):
+    """List the shards of the nodes with their node counts."""
+
+    def take_action(self, parsed_args):
+        body = common.client(self).get('shards') or {}
+        return common.rows(body.get('shards') or [], SHARD_COLUMNS)

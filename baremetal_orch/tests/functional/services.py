@@ -1,0 +1,113 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Running baremetal_orch's own processes in functional tests."""
+
+import configparser
+import time
+
+import requests
+
+from baremetal_orch.tests.functional import fixtures as func_fixtures
+
+HTTP_TIMEOUT = 30
+
+
+def write_config(path, sections):
+    """Write an ini file from {section: {option: value}}."""
+    parser = configparser.ConfigParser(interpolation=None)
+    for section, options in sections.items():
+        if section != 'DEFAULT':
+            parser.add_section(section)
+        for key, value in options.items():
+            parser.set(section, key, str(value))
+    with open(path, 'w') as f:
+        parser.write(f)
+    return path
+
+
+class Client:
+    """A tiny REST client of the API for the tests."""
+
+    def __init__(self, endpoint, token=None):
+        self.endpoint = endpoint.rstrip('/')
+        self.session = requests.Session()
+        if token:
+            self.session.headers['X-Auth-Token'] = token
+
+    def call(self, method, path, json=None, status=None, **kw):
+        resp = self.session.request(method, self.endpoint + path, json=json,
+                                    timeout=HTTP_TIMEOUT, **kw)
+        if status is not None and resp.status_code != status:
+            raise AssertionError('%s %s: expected %s, got %s: %s' % (
+                method, path, status, resp.status_code, resp.text))
+        return resp
+
+    def get(self, path, **kw):
+        return self.call('GET', path, **kw)
+
+    def post(self, path, json=None, **kw):
+        return self.call('POST', path, json=json, **kw)
+
+    def put(self, path, json=None, **kw):
+        return self.call('PUT', path, json=json, **kw)
+
+    def patch(self, path, json=None, **kw):
+        return self.call('PATCH', path, json=json, **kw)
+
+    def delete(self, path, **kw):
+        return self.call('DELETE', path, **kw)
+
+    def wait_for(self, predicate, timeout=120, interval=0.1):
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError('condition not met within %s s'
+                                     % timeout)
+            time.sleep(interval)
+
+    def wait_for_state(self, node, state, timeout=120):
+        def check():
+            doc = self.get('/v1/nodes/%s' % node, status=200).json()
+            if doc['provision_state'] == state:
+                return doc
+            if doc['provision_state'] in ('clean failed', 'deploy failed',
+                                          'error'):
+                raise AssertionError('node %s failed: %s' % (
+                    node, doc['last_error']))
+        return self.wait_for(check, timeout)
+
+    def wait_for_action(self, uuid, timeout=300):
+        def check():
+            doc = self.get('/v1/actions/%s' % uuid, status=200).json()
+            return doc if doc['state'] not in ('pending', 'running') \
+                else None
+        return self.wait_for(check, timeout)
+
+
+def base_sections(tmp, port, connection, **extra):
+    sections = {
+        'DEFAULT': {'debug': 'false'},
+        'api': {'host_ip': '127.0.0.1', 'port': port,
+                'auth_strategy': 'noauth'},
+        'database': {'connection': connection},
+        'conductor': {'heartbeat_interval': 1, 'heartbeat_timeout': 5},
+    }
+    for section, options in extra.items():
+        sections.setdefault(section, {}).update(options)
+    return sections
+
+
+def free_port():
+    return func_fixtures.free_port()

@@ -1,0 +1,209 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The conductor manager through the in-process conductor."""
+
+import threading
+from unittest import mock
+
+from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import exception
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.drivers.provisioning import fake
+from baremetal_orch.tests import base
+
+
+class ManagerTestCase(base.ConductorTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = orch_context.get_admin_context()
+
+    def node(self, name='n1', **kw):
+        return self.create_node(name=name, **kw)
+
+    def state_is(self, ident, state):
+        def check():
+            node = dbapi.get_node(ident)
+            if node.provision_state == state and node.reservation is None:
+                return node
+        return check
+
+    def provision(self, ident, target, expect):
+        self.manager.do_provisioning_action(self.ctx, ident, target)
+        return self.wait_for(self.state_is(ident, expect))
+
+
+class TestProvisioning(ManagerTestCase):
+
+    def test_full_cycle(self):
+        node = self.node()
+        got = self.provision(node.uuid, 'manage', 'manageable')
+        self.assertIsNone(got.target_provision_state)
+        self.provision(node.uuid, 'provide', 'available')
+        self.provision(node.uuid, 'active', 'active')
+        got = self.provision(node.uuid, 'deleted', 'available')
+        self.assertIsNone(got.last_error)
+
+    def test_working_state_and_lock_while_the_driver_works(self):
+        node = self.node(provision_state='available')
+        release = threading.Event()
+        real_deploy = fake.FakeDriver.deploy
+
+        def slow_deploy(driver, *args, **kwargs):
+            self.assertTrue(release.wait(30))
+            return real_deploy(driver, *args, **kwargs)
+
+        with mock.patch.object(fake.FakeDriver, 'deploy', slow_deploy):
+            self.manager.do_provisioning_action(self.ctx, node.uuid,
+                                                'active')
+            now = dbapi.get_node(node.uuid)
+            self.assertEqual(('deploying', 'active', 'test-conductor'),
+                             (now.provision_state,
+                              now.target_provision_state, now.reservation))
+            # The lock is held: a second request is refused.
+            self.assertRaises(exception.NodeLocked,
+                              self.manager.set_maintenance, self.ctx,
+                              node.uuid, True)
+            release.set()
+            got = self.wait_for(self.state_is(node.uuid, 'active'))
+        self.assertIsNone(got.target_provision_state)
+
+    def test_illegal_transition(self):
+        node = self.node()
+        e = self.assertRaises(exception.InvalidStateRequested,
+                              self.manager.do_provisioning_action,
+                              self.ctx, node.uuid, 'active')
+        self.assertIn('enroll', str(e))
+        got = dbapi.get_node(node.uuid)
+        self.assertEqual('enroll', got.provision_state)
+        self.assertIsNone(got.reservation, 'the lock leaked')
+
+    def test_unknown_target(self):
+        node = self.node()
+        self.assertRaises(exception.InvalidParameterValue,
+                          self.manager.do_provisioning_action,
+                          self.ctx, node.uuid, 'rebuild')
+
+    def test_locked_node(self):
+        node = self.node()
+        dbapi.reserve_node(node.uuid, 'someone-else')
+        e = self.assertRaises(exception.NodeLocked,
+                              self.manager.do_provisioning_action,
+                              self.ctx, node.uuid, 'manage')
+        self.assertIn('someone-else', str(e))
+        got = dbapi.get_node(node.uuid)
+        self.assertEqual(('enroll', 'someone-else'),
+                         (got.provision_state, got.reservation))
+
+    def test_invalid_driver_info_refused_before_any_change(self):
+        node = self.node(driver_info={'fake_fail_phase': 'lunch'})
+        self.assertRaises(exception.InvalidParameterValue,
+                          self.manager.do_provisioning_action,
+                          self.ctx, node.uuid, 'manage')
+        got = dbapi.get_node(node.uuid)
+        self.assertEqual(('enroll', None),
+                         (got.provision_state, got.reservation))
+
+    def test_prepare_failure_leaves_clean_failed(self):
+        node = self.node(provision_state='manageable',
+                         driver_info={'fake_fail_phase': 'prepare'})
+        got = self.provision(node.uuid, 'provide', 'clean failed')
+        self.assertIsNone(got.target_provision_state)
+        self.assertIn('fake failure injected in the prepare phase',
+                      got.last_error)
+        # Fixed, provide again: the error goes.
+        dbapi.update_node(node.uuid, {'driver_info': {}})
+        got = self.provision(node.uuid, 'provide', 'available')
+        self.assertIsNone(got.last_error)
+
+    def test_deploy_failure_leaves_deploy_failed(self):
+        node = self.node(provision_state='available',
+                         driver_info={'fake_fail_phase': 'deploy'})
+        got = self.provision(node.uuid, 'active', 'deploy failed')
+        self.assertIn('fake failure injected in the deploy phase',
+                      got.last_error)
+        # deploy failed -> deleted is allowed and cleans the node.
+        got = self.provision(node.uuid, 'deleted', 'available')
+        self.assertIsNone(got.last_error)
+
+    def test_timeout_is_a_failure(self):
+        self.config(group='conductor', deploy_timeout=1)
+        node = self.node(provision_state='available',
+                         driver_info={'fake_duration': 5})
+        # The fake driver's clock only: the wait below keeps its own.
+        with mock.patch.object(fake, 'time', autospec=True):
+            got = self.provision(node.uuid, 'active', 'deploy failed')
+        self.assertIn('did not reach active within 1 s', got.last_error)
+
+
+class TestMaintenanceConsole(ManagerTestCase):
+
+    def test_maintenance(self):
+        node = self.node()
+        got = self.manager.set_maintenance(self.ctx, node.uuid, True,
+                                           'broken fan')
+        self.assertTrue(got.maintenance)
+        row = dbapi.get_node(node.uuid)
+        self.assertEqual((True, 'broken fan', None),
+                         (row.maintenance, row.maintenance_reason,
+                          row.reservation))
+        got = self.manager.set_maintenance(self.ctx, node.uuid, False,
+                                           'ignored')
+        row = dbapi.get_node(node.uuid)
+        self.assertEqual((False, None), (row.maintenance,
+                                         row.maintenance_reason))
+
+    def test_maintenance_locked(self):
+        node = self.node()
+        dbapi.reserve_node(node.uuid, 'other')
+        self.assertRaises(exception.NodeLocked, self.manager.set_maintenance,
+                          self.ctx, node.uuid, True)
+        self.assertFalse(dbapi.get_node(node.uuid).maintenance)
+
+    def test_console(self):
+        node = self.node()
+        self.manager.set_console(self.ctx, node.uuid, True)
+        self.assertTrue(dbapi.get_node(node.uuid).console_enabled)
+        self.manager.set_console(self.ctx, node.uuid, False)
+        row = dbapi.get_node(node.uuid)
+        self.assertEqual((False, None), (row.console_enabled,
+                                         row.reservation))
+
+    def test_console_driver_error_changes_nothing(self):
+        node = self.node()
+        error = exception.DriverError(node='n1', reason='x')
+        with mock.patch.object(fake.FakeDriver, 'set_console',
+                               autospec=True, side_effect=error):
+            self.assertRaises(exception.DriverError,
+                              self.manager.set_console, self.ctx, node.uuid,
+                              True)
+        row = dbapi.get_node(node.uuid)
+        self.assertEqual((False, None), (row.console_enabled,
+                                         row.reservation))
+
+
+class TestLifeCycle(ManagerTestCase):
+
+    def test_init_host_registers_and_clears_own_locks(self):
+        svc = dbapi.get_service('test-conductor')
+        self.assertIsNotNone(svc.last_seen_at)
+        node = self.node()
+        dbapi.reserve_node(node.uuid, 'test-conductor')
+        other = self.node('n2')
+        dbapi.reserve_node(other.uuid, 'another-host')
+        from baremetal_orch.conductor import manager
+        second = manager.ConductorManager('test-conductor')
+        second.init_host()
+        self.addCleanup(second.del_host, False)
+        self.assertIsNone(dbapi.get_node(node.uuid).reservation)
+        self.assertEqual('another-host',
+                         dbapi.get_node(other.uuid).reservation)

@@ -1,0 +1,195 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Choosing a conductor, and the direct and oslo.messaging call paths."""
+
+import collections
+import datetime
+from unittest import mock
+
+from kombu import exceptions as kombu_exc
+import oslo_messaging as messaging
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+
+from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import exception
+from baremetal_orch.common import rpc
+from baremetal_orch.conductor import rpcapi
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import node as node_obj
+from baremetal_orch.tests import base
+
+
+class TestPickHost(base.DbTestCase):
+
+    def register(self, host, shard=None, **values):
+        dbapi.register_service(host, shard_key=shard)
+        if values:
+            dbapi.update_service(host, values)
+
+    def test_shard_owner_preferred(self):
+        self.register('plain-1')
+        self.register('owner-a', shard='a')
+        self.register('owner-b', shard='b')
+        for _ in range(5):
+            key = uuidutils.generate_uuid()
+            self.assertEqual('owner-a', rpcapi.pick_host(key, shard='a'))
+            self.assertEqual('owner-b', rpcapi.pick_host(key, shard='b'))
+
+    def test_shard_without_live_owner_goes_to_the_ring(self):
+        self.register('plain-1')
+        old = timeutils.utcnow() - datetime.timedelta(hours=1)
+        self.register('owner-a', shard='a', last_seen_at=old)
+        self.assertEqual('plain-1', rpcapi.pick_host(
+            uuidutils.generate_uuid(), shard='a'))
+
+    def test_ring_spreads_over_unsharded_services(self):
+        hosts = ['c1', 'c2', 'c3']
+        for host in hosts:
+            self.register(host)
+        self.register('owner-a', shard='a')
+        keys = ['node-%03d' % i for i in range(120)]
+        picks = collections.Counter(rpcapi.pick_host(k) for k in keys)
+        # Never the sharded service while unsharded ones live.
+        self.assertEqual(set(hosts), set(picks))
+        for host in hosts:
+            self.assertGreater(picks[host], 20, picks)
+        # Stable: the same key always goes to the same host.
+        self.assertEqual([rpcapi.pick_host(k) for k in keys[:20]],
+                         [rpcapi.pick_host(k) for k in keys[:20]])
+
+    def test_ring_moves_few_keys_when_a_host_dies(self):
+        for host in ('c1', 'c2', 'c3', 'c4'):
+            self.register(host)
+        keys = ['node-%03d' % i for i in range(100)]
+        before = {k: rpcapi.pick_host(k) for k in keys}
+        self.register('c4', forced_down=True)
+        after = {k: rpcapi.pick_host(k) for k in keys}
+        moved = [k for k in keys if before[k] != after[k]]
+        # Only c4's keys move (consistent hashing).
+        self.assertEqual({k for k in keys if before[k] == 'c4'}, set(moved))
+        self.assertNotIn('c4', after.values())
+
+    def test_only_sharded_services(self):
+        self.register('owner-a', shard='a')
+        self.register('owner-b', shard='b')
+        picks = {rpcapi.pick_host('key-%d' % i) for i in range(50)}
+        self.assertEqual({'owner-a', 'owner-b'}, picks)
+
+    def test_hosts_restricts(self):
+        self.register('c1')
+        self.register('c2')
+        for i in range(20):
+            self.assertEqual('c2', rpcapi.pick_host('k%d' % i,
+                                                    hosts=['c2']))
+
+    def test_no_conductor_available(self):
+        self.assertRaises(exception.NoConductorAvailable, rpcapi.pick_host,
+                          'k')
+        old = timeutils.utcnow() - datetime.timedelta(hours=1)
+        self.register('stale', last_seen_at=old)
+        self.register('down', forced_down=True)
+        self.register('off', disabled=True)
+        self.register('owner-a', shard='a', forced_down=True)
+        e = self.assertRaises(exception.NoConductorAvailable,
+                              rpcapi.pick_host, 'some-key', shard='a')
+        self.assertEqual(503, e.status)
+        self.assertIn('some-key', str(e))
+        self.assertEqual([], rpcapi.live_hosts())
+
+
+class TestDirectCalls(base.DbTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = orch_context.get_admin_context()
+        dbapi.register_service('test-conductor')
+        self.manager = mock.Mock()
+        rpcapi.set_local_manager(self.manager)
+        self.addCleanup(rpcapi.set_local_manager, None)
+
+    def test_calls_the_local_manager(self):
+        api = rpcapi.ConductorAPI()
+        node = node_obj.Node.get(self.ctx, self.create_node(name='n1').uuid)
+        api.do_provisioning_action(self.ctx, node, 'manage')
+        self.manager.do_provisioning_action.assert_called_once_with(
+            self.ctx, node_uuid=node.uuid, target='manage')
+        api.set_maintenance(self.ctx, node, True, 'r')
+        self.manager.set_maintenance.assert_called_once_with(
+            self.ctx, node_uuid=node.uuid, enabled=True, reason='r')
+        api.start_action(self.ctx, 'a-uuid', 'test-conductor')
+        self.manager.start_action.assert_called_once_with(
+            self.ctx, action_uuid='a-uuid')
+
+    def test_no_local_manager(self):
+        rpcapi.set_local_manager(None)
+        api = rpcapi.ConductorAPI()
+        self.assertRaises(exception.NoConductorAvailable, api.start_action,
+                          self.ctx, 'a-uuid', 'test-conductor')
+
+    def test_host_for_node(self):
+        api = rpcapi.ConductorAPI()
+        dbapi.register_service('other')
+        node = node_obj.Node.get(self.ctx, self.create_node(
+            name='n1', conductor='other').uuid)
+        self.assertEqual('other', api.host_for_node(node))
+        dbapi.update_service('other', {'forced_down': True})
+        self.assertEqual('test-conductor', api.host_for_node(node))
+
+
+class TestOsloCalls(base.DbTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config(rpc_transport='oslo')
+        self.ctx = orch_context.get_admin_context()
+        dbapi.register_service('c1')
+        self.client = mock.Mock()
+        with mock.patch.object(rpc, 'get_client', autospec=True,
+                               return_value=self.client) as get_client:
+            self.api = rpcapi.ConductorAPI()
+        get_client.assert_called_once_with()
+
+    def test_call_goes_to_the_host(self):
+        self.client.prepare.return_value.call.return_value = 'ok'
+        self.assertEqual('ok', self.api.start_action(self.ctx, 'a', 'c1'))
+        self.client.prepare.assert_called_once_with(
+            server='c1', retry=rpcapi.CALL_RETRY)
+        self.client.prepare.return_value.call.assert_called_once_with(
+            self.ctx, 'start_action', action_uuid='a')
+
+    def test_unreachable_is_503(self):
+        self.client.prepare.return_value.call.side_effect = (
+            messaging.MessagingTimeout('late'))
+        e = self.assertRaises(exception.ServiceUnavailable,
+                              self.api.start_action, self.ctx, 'a', 'c1')
+        self.assertEqual(503, e.status)
+        self.client.prepare.return_value.cast.side_effect = (
+            messaging.MessageDeliveryFailure('lost'))
+        self.assertRaises(exception.ServiceUnavailable,
+                          self.api.run_node_phase, self.ctx, 'c1', 'a', 't',
+                          'n', 'prepare')
+
+    def test_broker_unreachable_is_503(self):
+        # A new pooled connection that cannot reach the broker raises
+        # kombu's error, not oslo.messaging's (drill R2).
+        self.client.prepare.return_value.call.side_effect = (
+            kombu_exc.OperationalError('[Errno 111] Connection refused'))
+        e = self.assertRaises(exception.ServiceUnavailable,
+                              self.api.start_action, self.ctx, 'a', 'c1')
+        self.assertEqual(503, e.status)
+
+    def test_remote_error_is_not_hidden(self):
+        self.client.prepare.return_value.call.side_effect = (
+            messaging.RemoteError('NodeLocked', 'locked', None))
+        self.assertRaises(messaging.RemoteError, self.api.start_action,
+                          self.ctx, 'a', 'c1')

@@ -1,0 +1,291 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Tests of the ironic provisioning driver, against an HTTP-level fake."""
+
+import types
+
+from oslo_utils import uuidutils
+
+from baremetal_orch.common import exception
+from baremetal_orch.drivers.provisioning import ironic
+from baremetal_orch.tests.unit.ironic import base
+
+
+def make_node(ironic_node=None, **kw):
+    values = dict(uuid=uuidutils.generate_uuid(), name='node-1',
+                  ironic_uuid=ironic_node['uuid'] if ironic_node else None,
+                  driver='ironic', driver_info={}, instance_info={},
+                  provision_state='enroll', shard=None, conductor_group=None)
+    values.update(kw)
+    node = types.SimpleNamespace(**values)
+    node.ident = node.name or node.uuid
+    return node
+
+
+class DriverTestCase(base.IronicTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config(group='ironic', shard_key='a')
+        self.driver = ironic.IronicDriver()
+
+    def add(self, state, **kw):
+        kw.setdefault('shard', 'a')
+        inode = self.ironic.add_node('n-%s' % state.replace(' ', '-'),
+                                     provision_state=state, **kw)
+        return inode, make_node(inode)
+
+
+class TestPrepare(DriverTestCase):
+
+    # Ironic state -> provision requests made -> states reported.
+    TABLE = [
+        ('enroll', ['manage', 'provide'],
+         ['verifying', 'manageable', 'cleaning', 'available']),
+        ('manageable', ['provide'], ['cleaning', 'available']),
+        ('clean failed', ['manage', 'provide'],
+         ['manageable', 'cleaning', 'available']),
+        ('available', [], []),
+        ('active', [], []),
+    ]
+
+    def test_table(self):
+        for state, calls, reported in self.TABLE:
+            inode, node = self.add(state)
+            seen = []
+            self.driver.prepare(node, 10, on_state=seen.append)
+            self.assertEqual(calls, self.ironic.provision_calls(
+                inode['uuid']), state)
+            self.assertEqual(reported, seen, state)
+            if state != 'active':
+                self.assertEqual('available', inode['provision_state'])
+
+    def test_node_already_cleaning_is_waited_for(self):
+        inode, node = self.add('manageable')
+        self.driver.provide(node, 10)
+        self.ironic.nodes[inode['uuid']]['provision_state'] = 'cleaning'
+        self.ironic.pending[inode['uuid']] = (['available'], None)
+        self.driver.prepare(node, 10)
+        self.assertEqual(['provide'], self.ironic.provision_calls())
+        self.assertEqual('available', inode['provision_state'])
+
+    def test_failure_reports_last_error(self):
+        inode, node = self.add('manageable')
+        self.ironic.fail[inode['uuid']] = ('provide', 'clean failed',
+                                           'Disk erase failed on sda')
+        exc = self.assertRaises(exception.ProvisioningFailed,
+                                self.driver.prepare, node, 10)
+        self.assertIn('Disk erase failed on sda', str(exc))
+        self.assertIn(node.ident, str(exc))
+
+    def test_timeout(self):
+        inode, node = self.add('enroll')
+        self.ironic.stuck.add(inode['uuid'])
+        exc = self.assertRaises(exception.ProvisioningTimeout,
+                                self.driver.prepare, node, 0.2)
+        self.assertIn(node.ident, str(exc))
+        self.assertEqual(['manage'], self.ironic.provision_calls())
+
+    def test_wrong_state(self):
+        inode, node = self.add('deploying')
+        exc = self.assertRaises(exception.ProvisioningFailed,
+                                self.driver.prepare, node, 10)
+        self.assertIn('deploying', str(exc))
+        self.assertEqual([], self.ironic.provision_calls())
+
+    def test_manage_and_provide_alone(self):
+        inode, node = self.add('enroll')
+        self.driver.manage(node, 10)
+        self.assertEqual('manageable', inode['provision_state'])
+        self.driver.manage(node, 10)
+        self.driver.provide(node, 10)
+        self.driver.provide(node, 10)
+        self.assertEqual(['manage', 'provide'],
+                         self.ironic.provision_calls())
+        self.assertEqual('available', inode['provision_state'])
+
+
+class TestDeploy(DriverTestCase):
+
+    def test_deploy_sets_instance_info_then_active(self):
+        inode, node = self.add('available',
+                               instance_info={'capabilities': 'boot:uefi'})
+        info = {'image_source': 'http://images/a.qcow2',
+                'deploy_signal_url': 'http://orch/v1/signals/x',
+                'nested/key': {'a': 1}}
+        seen = []
+        self.driver.deploy(node, info, 10, on_state=seen.append)
+        self.assertEqual('active', inode['provision_state'])
+        self.assertEqual(dict(info, capabilities='boot:uefi'),
+                         inode['instance_info'])
+        self.assertEqual(['deploying', 'active'], seen)
+        # The patch came before the provision request.
+        methods = [(r.method, r.path) for r in
+                   self.ironic.mock.request_history
+                   if r.method in ('PATCH', 'PUT')]
+        self.assertEqual(
+            [('PATCH', '/v1/nodes/%s' % inode['uuid']),
+             ('PUT', '/v1/nodes/%s/states/provision' % inode['uuid'])],
+            methods)
+
+    def test_unchanged_instance_info_is_not_patched(self):
+        inode, node = self.add('available', instance_info={'a': 1})
+        self.driver.deploy(node, {'a': 1}, 10)
+        self.assertEqual([], self.ironic.requests('PATCH'))
+        self.assertEqual(['active'], self.ironic.provision_calls())
+
+    def test_active_node_is_not_deployed_again(self):
+        inode, node = self.add('active')
+        self.driver.deploy(node, {'image_source': 'x'}, 10)
+        self.assertEqual([], self.ironic.provision_calls())
+        self.assertEqual([], self.ironic.requests('PATCH'))
+
+    def test_deploying_node_is_waited_for(self):
+        inode, node = self.add('deploying')
+        self.ironic.pending[inode['uuid']] = (['active'], None)
+        self.driver.deploy(node, {}, 10)
+        self.assertEqual([], self.ironic.provision_calls())
+        self.assertEqual('active', inode['provision_state'])
+
+    def test_failed_deploy_reports_last_error(self):
+        inode, node = self.add('available')
+        self.ironic.fail[inode['uuid']] = (
+            'active', 'deploy failed', 'Timeout reached while waiting for '
+            'callback for node')
+        exc = self.assertRaises(exception.ProvisioningFailed,
+                                self.driver.deploy, node, {}, 10)
+        self.assertIn('Timeout reached while waiting for callback', str(exc))
+
+    def test_deploy_failed_node_is_deployed_again(self):
+        inode, node = self.add('deploy failed')
+        self.driver.deploy(node, {}, 10)
+        self.assertEqual(['active'], self.ironic.provision_calls())
+
+    def test_timeout(self):
+        inode, node = self.add('available')
+        self.ironic.stuck.add(inode['uuid'])
+        self.assertRaises(exception.ProvisioningTimeout, self.driver.deploy,
+                          node, {}, 0.2)
+
+    def test_ironic_refusal_is_reported(self):
+        inode, node = self.add('available')
+        self.ironic.errors[inode['uuid']] = (400, 'Instance info is bad')
+        exc = self.assertRaises(exception.ProvisioningFailed,
+                                self.driver.deploy, node, {'x': 1}, 10)
+        self.assertIn('Instance info is bad', str(exc))
+        self.assertEqual([], self.ironic.provision_calls())
+
+    def test_wrong_state(self):
+        inode, node = self.add('manageable')
+        self.assertRaises(exception.ProvisioningFailed, self.driver.deploy,
+                          node, {}, 10)
+        self.assertEqual([], self.ironic.provision_calls())
+
+
+class TestUndeploy(DriverTestCase):
+
+    def test_active_node_is_torn_down(self):
+        inode, node = self.add('active')
+        seen = []
+        self.driver.undeploy(node, 10, on_state=seen.append)
+        self.assertEqual(['deleted'], self.ironic.provision_calls())
+        self.assertEqual(['deleting', 'cleaning', 'available'], seen)
+
+    def test_available_node_is_left_alone(self):
+        inode, node = self.add('available')
+        self.driver.undeploy(node, 10)
+        self.assertEqual([], self.ironic.provision_calls())
+
+
+class TestScope(DriverTestCase):
+
+    def test_every_action_refuses_a_node_of_another_shard(self):
+        calls = [
+            lambda n: self.driver.manage(n, 10),
+            lambda n: self.driver.provide(n, 10),
+            lambda n: self.driver.prepare(n, 10),
+            lambda n: self.driver.deploy(n, {'a': 1}, 10),
+            lambda n: self.driver.undeploy(n, 10),
+            lambda n: self.driver.set_console(n, True),
+            lambda n: self.driver.set_maintenance(n, True, 'r'),
+        ]
+        inode, node = self.add('manageable', shard='b')
+        for call in calls:
+            self.assertRaises(exception.NodeNotInShard, call, node)
+        self.assertEqual([], [r for r in self.ironic.mock.request_history
+                              if r.method != 'GET'])
+
+    def test_conductor_group_is_checked_too(self):
+        self.config(group='ironic', conductor_group='g1')
+        inode, node = self.add('available', conductor_group='g2')
+        self.assertRaises(exception.NodeNotInShard, self.driver.deploy,
+                          node, {}, 10)
+
+    def test_no_ironic_uuid(self):
+        node = make_node()
+        self.assertRaises(exception.InvalidParameterValue,
+                          self.driver.prepare, node, 10)
+        self.assertEqual([], self.ironic.requests())
+
+    def test_missing_ironic_node(self):
+        node = make_node(ironic_uuid=uuidutils.generate_uuid())
+        exc = self.assertRaises(exception.ProvisioningFailed,
+                                self.driver.deploy, node, {}, 10)
+        self.assertIn('404', str(exc))
+
+
+class TestConsoleAndMaintenance(DriverTestCase):
+
+    def test_console(self):
+        inode, node = self.add('active')
+        self.driver.set_console(node, True)
+        self.assertTrue(inode['console_enabled'])
+        self.driver.set_console(node, False)
+        self.assertFalse(inode['console_enabled'])
+
+    def test_maintenance(self):
+        inode, node = self.add('active')
+        self.driver.set_maintenance(node, True, reason='disk swap')
+        self.assertTrue(inode['maintenance'])
+        self.assertEqual('disk swap', inode['maintenance_reason'])
+        self.driver.set_maintenance(node, False)
+        self.assertFalse(inode['maintenance'])
+        self.assertEqual(['PUT', 'DELETE'], [
+            r[0] for r in self.ironic.requests(
+                path='/v1/nodes/%s/maintenance' % inode['uuid'])])
+
+    def test_refusal_is_a_driver_error(self):
+        inode, node = self.add('active')
+        self.ironic.errors[inode['uuid']] = (400, 'No console interface')
+        exc = self.assertRaises(exception.DriverError,
+                                self.driver.set_console, node, True)
+        self.assertIn('No console interface', str(exc))
+
+
+class TestDriver(base.IronicTestCase):
+
+    def test_validate(self):
+        driver = ironic.IronicDriver()
+        driver.validate(make_node(ironic_uuid=uuidutils.generate_uuid()))
+        driver.validate(make_node(ironic_uuid=None))
+        self.assertRaises(exception.InvalidParameterValue, driver.validate,
+                          make_node(ironic_uuid='not-a-uuid'))
+
+    def test_one_client_per_driver(self):
+        driver = ironic.IronicDriver()
+        self.assertIs(driver.client, driver.client)
+        self.assertIsNot(driver.client, ironic.IronicDriver().client)
+
+    def test_client_is_lazy(self):
+        driver = ironic.IronicDriver()
+        self.assertIsNone(driver._client)
+        self.assertEqual([], self.ironic.requests())

@@ -1,0 +1,395 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""port, chassis, strategy, action, task, deployment, event, service and
+shard commands: the requests they make and what they print.
+"""
+
+import json
+import os
+
+import fixtures
+from osc_lib import exceptions
+
+from baremetal_orch.osc.v1 import action
+from baremetal_orch.osc.v1 import chassis
+from baremetal_orch.osc.v1 import deployment
+from baremetal_orch.osc.v1 import event
+from baremetal_orch.osc.v1 import port
+from baremetal_orch.osc.v1 import service
+from baremetal_orch.osc.v1 import shard
+from baremetal_orch.osc.v1 import strategy
+from baremetal_orch.osc.v1 import task
+from baremetal_orch.tests import base
+from baremetal_orch.tests.unit.osc import fakes
+from baremetal_orch.tests.unit.osc import test_progress
+
+U1 = '11111111-2222-3333-4444-555555555555'
+MAC = 'aa:bb:cc:dd:ee:ff'
+YAML = 'application/yaml'
+
+
+def req(method, path, body=None, params=None, data=None,
+        content_type=None):
+    return (method, path, body, params or {}, data, content_type)
+
+
+class TestRequests(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        tmp = self.useFixture(fixtures.TempDir()).path
+        self.doc = os.path.join(tmp, 'strategy.yaml')
+        with open(self.doc, 'wb') as f:
+            f.write(b'schema: shipyard/DeploymentStrategy/v1\n')
+
+    def cases(self):
+        """(command, argv, answers, requests)"""
+        doc = b'schema: shipyard/DeploymentStrategy/v1\n'
+        return [
+            (port.CreatePort,
+             [MAC, '--node', U1, '--pxe-enabled', '--local-link-connection',
+              'switch_id=s1', '--local-link-connection', 'port_id=p1',
+              '--extra', 'a=1', '--uuid', U1], {},
+             [req('POST', 'ports', {
+                 'address': MAC, 'node_uuid': U1, 'uuid': U1,
+                 'pxe_enabled': True, 'extra': {'a': 1},
+                 'local_link_connection': {'switch_id': 's1',
+                                           'port_id': 'p1'}})]),
+            (port.CreatePort, [MAC, '--node', 'n1'],
+             {('GET', 'nodes/n1'): {'uuid': U1}},
+             [req('GET', 'nodes/n1', params={'fields': 'uuid'}),
+              req('POST', 'ports', {'address': MAC, 'node_uuid': U1})]),
+            (port.ListPort, ['--node', 'n1', '--address', MAC, '--long'],
+             {}, [req('GET', 'ports', params={'node': 'n1',
+                                              'address': MAC})]),
+            (port.ShowPort, [U1], {}, [req('GET', 'ports/%s' % U1)]),
+            (port.SetPort, [U1, '--address', MAC, '--pxe-disabled',
+                            '--extra', 'k=v', '--node', U1], {},
+             [req('PATCH', 'ports/%s' % U1, [
+                 {'op': 'add', 'path': '/address', 'value': MAC},
+                 {'op': 'add', 'path': '/node_uuid', 'value': U1},
+                 {'op': 'add', 'path': '/pxe_enabled', 'value': False},
+                 {'op': 'add', 'path': '/extra/k', 'value': 'v'}])]),
+            (port.DeletePort, [U1], {}, [req('DELETE', 'ports/%s' % U1)]),
+            (chassis.CreateChassis, ['--description', 'rack 3',
+                                     '--extra', 'row=4'], {},
+             [req('POST', 'chassis', {'description': 'rack 3',
+                                      'extra': {'row': 4}})]),
+            (chassis.ListChassis, ['--limit', '2'], {},
+             [req('GET', 'chassis', params={'limit': 2})]),
+            (chassis.ShowChassis, [U1], {},
+             [req('GET', 'chassis/%s' % U1)]),
+            (chassis.SetChassis, [U1, '--description', 'd'], {},
+             [req('PATCH', 'chassis/%s' % U1, [
+                 {'op': 'add', 'path': '/description', 'value': 'd'}])]),
+            (chassis.DeleteChassis, [U1, U1], {},
+             [req('DELETE', 'chassis/%s' % U1)] * 2),
+            (strategy.CreateStrategy, [self.doc], {},
+             [req('POST', 'deployment_strategies', data=doc,
+                  content_type=YAML)]),
+            (strategy.ValidateStrategy, [self.doc], {},
+             [req('POST', 'deployment_strategies/validate', data=doc,
+                  content_type=YAML)]),
+            (strategy.ListStrategy, ['--sort', 'name'], {},
+             [req('GET', 'deployment_strategies',
+                  params={'sort_key': 'name'})]),
+            (strategy.ShowStrategy, ['s1'], {},
+             [req('GET', 'deployment_strategies/s1')]),
+            (strategy.DeleteStrategy, ['s1'], {},
+             [req('DELETE', 'deployment_strategies/s1')]),
+            (action.CreateAction, ['deploy_site'], {},
+             [req('POST', 'actions', {'name': 'deploy_site'})]),
+            (action.CreateAction, ['update_site', '--strategy', 's1'], {},
+             [req('POST', 'actions', {
+                 'name': 'update_site',
+                 'parameters': {'deployment_strategy': 's1'}})]),
+            (action.CreateAction, ['deploy_site', '--dry-run'], {},
+             [req('POST', 'actions', {'name': 'deploy_site',
+                                      'dry_run': True})]),
+            (action.CreateAction, ['update_labels', '--target-node', 'a',
+                                   '--target-node', 'b'], {},
+             [req('POST', 'actions', {
+                 'name': 'update_labels',
+                 'parameters': {'target_nodes': ['a', 'b']}})]),
+            (action.ListAction, ['--state', 'running', '--name',
+                                 'deploy_site'], {},
+             [req('GET', 'actions', params={'state': 'running',
+                                            'name': 'deploy_site'})]),
+            (action.ShowAction, [U1], {}, [req('GET', 'actions/%s' % U1)]),
+            (task.ShowTask, [U1], {}, [req('GET', 'tasks/%s' % U1)]),
+            (task.ShowTask, [U1, '--tree'], {},
+             [req('GET', 'tasks/%s' % U1, params={'tree': 'true'})]),
+            (deployment.ListDeployment,
+             ['--node', U1, '--action', U1, '--status', 'COMPLETE'], {},
+             [req('GET', 'deployments', params={
+                 'node_uuid': U1, 'action_uuid': U1,
+                 'status': 'COMPLETE'})]),
+            (deployment.ListDeployment, ['--node', 'n1'],
+             {('GET', 'nodes/n1'): {'uuid': U1}},
+             [req('GET', 'nodes/n1', params={'fields': 'uuid'}),
+              req('GET', 'deployments', params={'node_uuid': U1})]),
+            (deployment.ShowDeployment, [U1], {},
+             [req('GET', 'deployments/%s' % U1)]),
+            (event.ListEvent, ['--resource', U1, '--action', U1,
+                               '--event-type', 'deployment.signal.failed',
+                               '--limit', '10'], {},
+             [req('GET', 'events', params={
+                 'resource_uuid': U1, 'action_uuid': U1, 'limit': 10,
+                 'event_type': 'deployment.signal.failed'})]),
+            (service.ListService, [], {}, [req('GET', 'services')]),
+            (service.SetService, ['conductor-1', '--forced-down',
+                                  '--disable'], {},
+             [req('PATCH', 'services/conductor-1', [
+                 {'op': 'replace', 'path': '/forced_down', 'value': True},
+                 {'op': 'replace', 'path': '/disabled', 'value': True}])]),
+            (service.SetService, ['c1', '--no-forced-down', '--enable'],
+             {},
+             [req('PATCH', 'services/c1', [
+                 {'op': 'replace', 'path': '/forced_down', 'value': False},
+                 {'op': 'replace', 'path': '/disabled',
+                  'value': False}])]),
+            (shard.ListShard, [], {}, [req('GET', 'shards')]),
+        ]
+
+    def test_table(self):
+        for cmd, argv, answers, expected in self.cases():
+            api = fakes.FakeClient(answers)
+            fakes.run(cmd, argv, api)
+            self.assertEqual(expected, api.calls, (cmd.__name__, argv))
+
+
+class TestArgumentErrors(base.TestCase):
+
+    COMMAND_ERRORS = [
+        (action.CreateAction, ['update_labels']),
+        (action.CreateAction, ['deploy_site', '--target-node', 'a']),
+        (action.CreateAction, ['update_labels', '--target-node', 'a',
+                               '--strategy', 's']),
+        (action.CreateAction, ['update_labels', '--target-node', 'a',
+                               '--dry-run']),
+        (action.CreateAction, ['deploy_site', '--dry-run', '--wait']),
+        (service.SetService, ['c1']),
+        (strategy.CreateStrategy, ['/nonexistent/strategy.yaml']),
+    ]
+    USAGE_ERRORS = [
+        (action.CreateAction, ['deploy_everything']),
+        (port.CreatePort, [MAC]),
+        (port.CreatePort, [MAC, '--node', 'n', '--pxe-enabled',
+                           '--pxe-disabled']),
+        (service.SetService, ['c1', '--enable', '--disable']),
+        (deployment.ListDeployment, ['--status', 'DONE']),
+    ]
+
+    def test_command_errors(self):
+        for cmd, argv in self.COMMAND_ERRORS:
+            api = fakes.FakeClient()
+            self.assertRaises(exceptions.CommandError, fakes.run, cmd, argv,
+                              api)
+            self.assertEqual([], api.calls, argv)
+
+    def test_usage_errors(self):
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr',
+                                             fakes.io.StringIO()))
+        for cmd, argv in self.USAGE_ERRORS:
+            self.assertRaises(SystemExit, fakes.run, cmd, argv)
+
+
+def site_action(state, result, report):
+    return {'uuid': U1, 'name': 'deploy_site', 'state': state,
+            'result': result, 'task_uuid': None, 'report': report,
+            'parameters': {}, 'links': []}
+
+
+class TestCreateActionOutput(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.MonkeyPatch(
+            'baremetal_orch.osc.progress.time.sleep', lambda s: None))
+
+    def _run(self, argv, answers):
+        return fakes.run(action.CreateAction, argv,
+                         fakes.FakeClient(answers))
+
+    def test_without_wait_shows_the_action(self):
+        status, app, _api = self._run(
+            ['deploy_site', '-f', 'json'],
+            {('POST', 'actions'): site_action('pending', None, None)})
+        self.assertEqual(0, status)
+        doc = json.loads(app.stdout.getvalue())
+        self.assertEqual((U1, 'pending'), (doc['uuid'], doc['state']))
+
+    def test_dry_run_shows_the_plan(self):
+        plan = {'order': ['ntp', 'ctl'],
+                'groups': {'ctl': {'nodes': ['ctl01', 'ntp01'],
+                                   'depends_on': ['ntp'], 'critical': True},
+                           'ntp': {'nodes': ['ntp01'], 'depends_on': [],
+                                   'critical': True}},
+                'overlaps': {'ntp01': ['ntp', 'ctl']}, 'empty_groups': []}
+        _status, app, _api = self._run(['deploy_site', '--dry-run', '-f',
+                                        'json'],
+                                       {('POST', 'actions'): {'plan': plan}})
+        self.assertEqual(
+            [{'Group': 'ntp', 'Critical': True, 'Depends On': [],
+              'Nodes': ['ntp01'], 'Also In': ['ctl']},
+             {'Group': 'ctl', 'Critical': True, 'Depends On': ['ntp'],
+              'Nodes': ['ctl01', 'ntp01'], 'Also In': ['ntp']}],
+            json.loads(app.stdout.getvalue()))
+
+    def test_wait_success(self):
+        report = test_progress.RUNNING_REPORT
+        done = dict(report, groups={
+            g: dict(e, status='success') for g, e in
+            report['groups'].items()})
+        status, app, api = self._run(
+            ['deploy_site', '--wait', '-f', 'json', '--poll-interval', '0'],
+            {('POST', 'actions'): site_action('pending', None, None),
+             ('GET', 'actions/%s' % U1): [
+                 site_action('running', None, report),
+                 site_action('complete', 'success', done)]})
+        self.assertEqual(0, status)
+        rows = json.loads(app.stdout.getvalue())
+        self.assertEqual(['ntp', 'ctl', 'cmp'], [r['Group'] for r in rows])
+        self.assertEqual({'success'}, {r['Status'] for r in rows})
+        progress_lines = app.stderr.getvalue().splitlines()
+        self.assertEqual('deploy_site %s started' % U1, progress_lines[0])
+        self.assertTrue(progress_lines[1].startswith(
+            'running | groups 1/3 | nodes 1/4 | current: ctl |'),
+            progress_lines)
+        self.assertEqual('Action %s: complete (success)' % U1,
+                         progress_lines[-1])
+
+    def test_wait_failure_exits_non_zero(self):
+        status, app, _api = self._run(
+            ['deploy_site', '--wait'],
+            {('POST', 'actions'): site_action('pending', None, None),
+             ('GET', 'actions/%s' % U1): site_action(
+                 'failed', 'failed', test_progress.FAILED_REPORT)})
+        self.assertEqual(1, status)
+        table = app.stdout.getvalue()
+        self.assertIn('| ntp   | True     | failed | prepare_criteria_not_met'
+                      ' |         0 |      1 |', table)
+        self.assertIn('Action %s: failed (failed)' % U1,
+                      app.stderr.getvalue())
+
+    def test_wait_timeout(self):
+        clock = iter(range(0, 1000, 10))
+        self.useFixture(fixtures.MonkeyPatch(
+            'baremetal_orch.osc.progress.time.monotonic',
+            lambda: next(clock)))
+        e = self.assertRaises(
+            exceptions.CommandError, self._run,
+            ['deploy_site', '--wait', '--timeout', '15'],
+            {('POST', 'actions'): site_action('pending', None, None),
+             ('GET', 'actions/%s' % U1): site_action('running', None,
+                                                     None)})
+        self.assertIn('action show %s' % U1, str(e))
+
+
+class TestShowActionReport(base.TestCase):
+
+    def test_report_table(self):
+        api = fakes.FakeClient({('GET', 'actions/%s' % U1): site_action(
+            'failed', 'failed', test_progress.FAILED_REPORT)})
+        _status, app, _api = fakes.run(action.ShowAction,
+                                       [U1, '--report', '-f', 'value'], api)
+        self.assertEqual(
+            ['ntp True failed prepare_criteria_not_met 0 1',
+             'ctl True failed dependency_failed 0 0',
+             'cmp False failed dependency_failed 0 0'],
+            app.stdout.getvalue().splitlines())
+
+
+class TestTaskTree(base.TestCase):
+
+    def test_tree_rows(self):
+        rows = task.tree_rows(test_progress.RUNNING_TREE)
+        self.assertEqual(['deploy_site',
+                          '├── ntp',
+                          '├── ctl',
+                          '│   ├── prepare',
+                          '│   │   ├── ctl01',
+                          '│   │   └── ctl02',
+                          '│   └── deploy',
+                          '│       ├── ctl01',
+                          '│       └── ctl02',
+                          '└── cmp'], [label for label, _t in rows])
+
+    def test_tree_output(self):
+        api = fakes.FakeClient({('GET', 'tasks/%s' % U1):
+                                test_progress.RUNNING_TREE})
+        _status, app, _api = fakes.run(task.ShowTask,
+                                       [U1, '--tree', '-f', 'json'], api)
+        rows = json.loads(app.stdout.getvalue())
+        self.assertEqual({'Task': '│   └── deploy', 'Kind': 'phase',
+                          'Status': 'running', 'Reason': '',
+                          'Started At': '', 'Finished At': ''}, rows[6])
+
+
+class TestStrategyGraph(base.TestCase):
+
+    DOCUMENT = {'metadata': {'name': 's1'}, 'data': {'groups': [
+        {'name': 'a', 'critical': True, 'depends_on': []},
+        {'name': 'b', 'critical': False, 'depends_on': ['a']}]}}
+
+    def _api(self):
+        return fakes.FakeClient({
+            ('GET', 'deployment_strategies/s1'): {
+                'name': 's1', 'document': self.DOCUMENT},
+            ('GET', 'actions/%s' % U1): site_action('failed', 'failed', {
+                'groups': {'a': {'status': 'failed'},
+                           'b': {'status': 'pending'}}})})
+
+    def test_dot_on_stdout(self):
+        _status, app, _api = fakes.run(strategy.GraphStrategy, ['s1'],
+                                       self._api())
+        out = app.stdout.getvalue()
+        self.assertTrue(out.startswith('digraph "s1" {'), out)
+        self.assertIn('"a" -> "b";', out)
+
+    def test_dot_file_coloured_by_action(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'x.dot')
+        _status, app, api = fakes.run(
+            strategy.GraphStrategy, ['s1', '--action', U1, '--output',
+                                     path], self._api())
+        with open(path) as f:
+            text = f.read()
+        self.assertIn('fillcolor="red"', text)
+        self.assertIn('fillcolor="grey"', text)
+        self.assertEqual('', app.stdout.getvalue())
+        self.assertEqual(['deployment_strategies/s1', 'actions/%s' % U1],
+                         [c[1] for c in api.calls])
+
+    def test_svg_needs_graphviz(self):
+        self.useFixture(fixtures.EnvironmentVariable('PATH', '/nonexistent'))
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'x.svg')
+        e = self.assertRaises(exceptions.CommandError, fakes.run,
+                              strategy.GraphStrategy,
+                              ['s1', '--output', path], self._api())
+        self.assertIn('Graphviz', str(e))
+        self.assertFalse(os.path.exists(path))
+
+
+class TestStrategyShow(base.TestCase):
+
+    def test_groups_in_document_order(self):
+        api = fakes.FakeClient({('GET', 'deployment_strategies/s1'): {
+            'name': 's1', 'document': TestStrategyGraph.DOCUMENT}})
+        _status, app, _api = fakes.run(strategy.ShowStrategy,
+                                       ['s1', '-f', 'json'], api)
+        doc = json.loads(app.stdout.getvalue())
+        self.assertEqual(['a', 'b'], doc['groups'])
+        self.assertEqual(['a'], doc['critical_groups'])
+        self.assertEqual(['a -> b'], doc['dependencies'])
+        self.assertEqual(TestStrategyGraph.DOCUMENT, doc['document'])

@@ -1,0 +1,131 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The plugin module osc loads, and the entry points of the commands."""
+
+import argparse
+import configparser
+import importlib
+import os
+from unittest import mock
+
+from cliff import command as cliff_command
+import fixtures
+from osc_lib import exceptions
+
+from baremetal_orch.osc import client
+from baremetal_orch.osc import plugin
+from baremetal_orch.tests import base
+
+SETUP_CFG = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..',
+                         'setup.cfg')
+
+#: Every command of the CLI (the issue's list).
+COMMANDS = {
+    'node': ('create', 'list', 'show', 'set', 'unset', 'delete', 'manage',
+             'provide', 'deploy', 'undeploy', 'maintenance set',
+             'maintenance unset', 'console enable', 'console disable',
+             'filter'),
+    'port': ('create', 'list', 'show', 'set', 'delete'),
+    'chassis': ('create', 'list', 'show', 'set', 'delete'),
+    'strategy': ('create', 'list', 'show', 'delete', 'validate', 'graph'),
+    'action': ('create', 'list', 'show'),
+    'task': ('show',),
+    'deployment': ('list', 'show'),
+    'event': ('list',),
+    'service': ('list', 'set'),
+    'shard': ('list',),
+}
+
+
+def entry_points(group):
+    parser = configparser.ConfigParser()
+    parser.read(SETUP_CFG)
+    lines = parser['entry_points'][group].strip().splitlines()
+    return dict((part.strip() for part in line.split('=', 1))
+                for line in lines)
+
+
+class TestPluginModule(base.TestCase):
+
+    def test_registered_as_an_osc_extension(self):
+        self.assertEqual({'baremetal_orch': 'baremetal_orch.osc.plugin'},
+                         entry_points('openstack.cli.extension'))
+
+    def test_names(self):
+        self.assertEqual('baremetal_orch', plugin.API_NAME)
+        self.assertEqual('os_baremetal_orch_api_version',
+                         plugin.API_VERSION_OPTION)
+        self.assertIn('1', plugin.API_VERSIONS)
+        self.assertIn('1.0', plugin.API_VERSIONS)
+        self.assertEqual('baremetal-orchestration', client.SERVICE_TYPE)
+
+    def test_check_api_version(self):
+        for version, valid in [('1', True), ('1.0', True), ('1.12', True),
+                               ('latest', True), ('2', False),
+                               ('1.x', False), ('', False), ('v1', False)]:
+            if valid:
+                self.assertTrue(plugin.check_api_version(version), version)
+            else:
+                self.assertRaises(exceptions.CommandError,
+                                  plugin.check_api_version, version)
+
+    def test_option_parser(self):
+        self.useFixture(fixtures.EnvironmentVariable(
+            'OS_BAREMETAL_ORCH_API_VERSION'))
+        parser = plugin.build_option_parser(argparse.ArgumentParser())
+        self.assertEqual('1', parser.parse_args(
+            []).os_baremetal_orch_api_version)
+        self.assertEqual('1.0', parser.parse_args(
+            ['--os-baremetal-orch-api-version', '1.0']
+        ).os_baremetal_orch_api_version)
+
+    def test_option_from_environment(self):
+        self.useFixture(fixtures.EnvironmentVariable(
+            'OS_BAREMETAL_ORCH_API_VERSION', 'latest'))
+        parser = plugin.build_option_parser(argparse.ArgumentParser())
+        self.assertEqual('latest', parser.parse_args(
+            []).os_baremetal_orch_api_version)
+
+    def test_make_client(self):
+        instance = mock.Mock(region_name='RegionTwo', interface='internal')
+        instance._api_version = {'baremetal_orch': '1.0'}
+        instance.get_configuration.return_value = {
+            'baremetal_orchestration_endpoint_override': 'http://o.test'}
+        api = plugin.make_client(instance)
+        self.assertIsInstance(api, client.Client)
+        self.assertEqual('1.0', api.api_version)
+        self.assertIs(instance.session, api.adapter.session)
+        self.assertEqual(
+            ('baremetal-orchestration', 'RegionTwo', 'internal',
+             'http://o.test'),
+            (api.adapter.service_type, api.adapter.region_name,
+             api.adapter.interface, api.adapter.endpoint_override))
+
+
+class TestEntryPoints(base.TestCase):
+
+    def test_every_command_is_registered(self):
+        expected = {'baremetal_orch_%s_%s' % (resource, cmd.replace(' ', '_'))
+                    for resource, cmds in COMMANDS.items() for cmd in cmds}
+        self.assertEqual(expected,
+                         set(entry_points('openstack.baremetal_orch.v1')))
+
+    def test_every_entry_point_loads_a_command(self):
+        for name, target in entry_points(
+                'openstack.baremetal_orch.v1').items():
+            module, _sep, attr = target.partition(':')
+            self.assertTrue(module.startswith('baremetal_orch.osc.v1.'),
+                            name)
+            cls = getattr(importlib.import_module(module), attr)
+            self.assertTrue(issubclass(cls, cliff_command.Command), name)
+            # A docstring: its first line is the command's help.
+            self.assertTrue((cls.__doc__ or '').strip(), name)

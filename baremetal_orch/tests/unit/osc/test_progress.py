@@ -1,0 +1,250 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The progress of an action: summary, status line, report table."""
+
+import io
+
+from baremetal_orch.osc import progress
+from baremetal_orch.tests import base
+from baremetal_orch.tests.unit.osc import fakes
+
+
+def group(status, nodes, succeeded=(), failed=(), critical=False,
+          reason=None):
+    return {'status': status, 'critical': critical, 'reason': reason,
+            'nodes': list(nodes), 'succeeded_nodes': list(succeeded),
+            'failed_nodes': list(failed)}
+
+
+def task(kind, name, status, *subtasks):
+    return {'kind': kind, 'name': name, 'status': status,
+            'subtasks': list(subtasks)}
+
+
+RUNNING_REPORT = {
+    'order': ['ntp', 'ctl'],
+    'groups': {'ntp': group('success', ['ntp01'], ['ntp01']),
+               'ctl': group('running', ['ctl01', 'ctl02']),
+               'cmp': group('pending', ['cmp01'])},
+    'nodes': {'ntp01': 'success', 'ctl01': 'prepared',
+              'ctl02': 'prepared', 'cmp01': 'not_started'}}
+
+RUNNING_TREE = task(
+    'action', 'deploy_site', 'running',
+    task('group', 'ntp', 'success'),
+    task('group', 'ctl', 'running',
+         task('phase', 'prepare', 'success',
+              task('node', 'ctl01', 'success'),
+              task('node', 'ctl02', 'success')),
+         task('phase', 'deploy', 'running',
+              task('node', 'ctl01', 'success'),
+              task('node', 'ctl02', 'running'))),
+    task('group', 'cmp', 'pending'))
+
+FAILED_REPORT = {
+    'order': ['ntp', 'ctl', 'cmp'],
+    'groups': {
+        'ntp': group('failed', ['ntp01'], failed=['ntp01'], critical=True,
+                     reason='prepare_criteria_not_met'),
+        'ctl': group('failed', ['ctl01', 'ctl02'], critical=True,
+                     reason='dependency_failed'),
+        'cmp': group('failed', ['cmp01', 'ctl01'],
+                     reason='dependency_failed')},
+    'nodes': {'ntp01': 'failure', 'ctl01': 'not_started',
+              'ctl02': 'not_started', 'cmp01': 'not_started'}}
+
+LABELS_TREE = task('action', 'update_labels', 'running',
+                   task('node', 'cmp01', 'success'),
+                   task('node', 'cmp02', 'failed'),
+                   task('node', 'cmp03', 'running'))
+
+
+class TestSummarize(base.TestCase):
+
+    # (action, tree, expected Progress)
+    CASES = [
+        ({'state': 'pending', 'result': None, 'report': None}, None,
+         progress.Progress('pending')),
+        ({'state': 'running', 'report': RUNNING_REPORT}, None,
+         progress.Progress('running', None, 1, 3, 1, 4,
+                           (('ctl', None, None, None),))),
+        ({'state': 'running', 'report': RUNNING_REPORT}, RUNNING_TREE,
+         progress.Progress('running', None, 1, 3, 1, 4,
+                           (('ctl', 'deploy', 1, 2),))),
+        # Nodes of groups skipped for a failed dependency are done too;
+        # ctl01 is in two groups, counted once.
+        ({'state': 'failed', 'result': 'failed', 'report': FAILED_REPORT},
+         None, progress.Progress('failed', 'failed', 3, 3, 4, 4, ())),
+        ({'state': 'running', 'report': None}, LABELS_TREE,
+         progress.Progress('running', nodes_done=2, nodes_total=3)),
+        ({'state': 'complete', 'result': 'success', 'report': {
+            'requested': ['a', 'b'], 'relabeled': ['a'],
+            'not_relabeled': ['b'], 'errors': {'b': 'boom'}}}, None,
+         progress.Progress('complete', 'success', nodes_done=2,
+                           nodes_total=2)),
+    ]
+
+    def test_table(self):
+        for action, tree, expected in self.CASES:
+            self.assertEqual(expected, progress.summarize(action, tree),
+                             (action, tree))
+
+    def test_phase_of_a_group_between_phases(self):
+        # prepare done, deploy not created yet: the last phase is shown.
+        tree = task('action', 'deploy_site', 'running',
+                    task('group', 'ctl', 'running',
+                         task('phase', 'prepare', 'success',
+                              task('node', 'ctl01', 'success'))))
+        summary = progress.summarize(
+            {'state': 'running', 'report': RUNNING_REPORT}, tree)
+        self.assertEqual((('ctl', 'prepare', 1, 1),), summary.current)
+
+
+class TestFormat(base.TestCase):
+
+    # (Progress, elapsed, line)
+    LINES = [
+        (progress.Progress('pending'), 0,
+         'pending | nodes 0/0 | elapsed 0:00'),
+        (progress.Progress('running', None, 1, 3, 1, 4,
+                           (('ctl', 'deploy', 1, 2),)), 7.9,
+         'running | groups 1/3 | nodes 1/4 | current: ctl (deploy 1/2) | '
+         'elapsed 0:07'),
+        (progress.Progress('running', None, 1, 3, 1, 4,
+                           (('a', None, None, None),
+                            ('b', 'prepare', 0, 0))), 125,
+         'running | groups 1/3 | nodes 1/4 | current: a, b (prepare) | '
+         'elapsed 2:05'),
+        (progress.Progress('failed', 'failed', 3, 3, 4, 4), 3725,
+         'failed (failed) | groups 3/3 | nodes 4/4 | current: - | '
+         'elapsed 1:02:05'),
+        (progress.Progress('running', nodes_done=2, nodes_total=3), None,
+         'running | nodes 2/3'),
+    ]
+
+    def test_lines(self):
+        for summary, elapsed, line in self.LINES:
+            self.assertEqual(line, progress.format_line(summary, elapsed))
+
+
+class TestReportRows(base.TestCase):
+
+    def test_site_report_in_start_order(self):
+        report = dict(FAILED_REPORT, order=['ntp'])
+        columns, rows = progress.report_rows(report)
+        self.assertEqual(('Group', 'Critical', 'Status', 'Reason',
+                          'Succeeded', 'Failed'), columns)
+        self.assertEqual([
+            ('ntp', True, 'failed', 'prepare_criteria_not_met', 0, 1),
+            # never started: sorted after those that started
+            ('cmp', False, 'failed', 'dependency_failed', 0, 0),
+            ('ctl', True, 'failed', 'dependency_failed', 0, 0)], rows)
+
+    def test_labels_report(self):
+        columns, rows = progress.report_rows({
+            'requested': ['a', 'b'], 'relabeled': ['a'],
+            'not_relabeled': ['b'], 'errors': {'b': 'kube said no'}})
+        self.assertEqual(('Node', 'Status', 'Error'), columns)
+        self.assertEqual([('a', 'relabeled', ''),
+                          ('b', 'failed', 'kube said no')], rows)
+
+    def test_no_report(self):
+        self.assertEqual([], progress.report_rows(None)[1])
+
+
+class FakeStream(io.StringIO):
+
+    def __init__(self, tty):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+class TestDisplay(base.TestCase):
+
+    def test_pipe_writes_a_line_per_change(self):
+        stream = FakeStream(tty=False)
+        display = progress.Display(stream)
+        display.update(progress.Progress('running', nodes_total=2), 1)
+        display.update(progress.Progress('running', nodes_total=2), 2)
+        display.update(progress.Progress('running', nodes_done=1,
+                                         nodes_total=2), 3)
+        display.finish()
+        self.assertEqual('running | nodes 0/2 | elapsed 0:01\n'
+                         'running | nodes 1/2 | elapsed 0:03\n',
+                         stream.getvalue())
+
+    def test_terminal_rewrites_one_line(self):
+        stream = FakeStream(tty=True)
+        display = progress.Display(stream)
+        display.update(progress.Progress('running', nodes_total=2), 1)
+        display.update(progress.Progress('running', nodes_total=2), 2)
+        display.finish()
+        self.assertEqual('\rrunning | nodes 0/2 | elapsed 0:01\x1b[K'
+                         '\rrunning | nodes 0/2 | elapsed 0:02\x1b[K\n',
+                         stream.getvalue())
+
+
+class FakeClock:
+
+    def __init__(self):
+        self.now = 0.0
+        self.sleeps = []
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+class TestWatch(base.TestCase):
+
+    def _api(self, *states):
+        return fakes.FakeClient({
+            ('GET', 'actions/a1'): [
+                {'uuid': 'a1', 'state': s, 'task_uuid': 't1',
+                 'report': RUNNING_REPORT} for s in states],
+            ('GET', 'tasks/t1'): RUNNING_TREE})
+
+    def test_polls_until_the_action_ends(self):
+        api = self._api('pending', 'running', 'complete')
+        clock = FakeClock()
+        stream = FakeStream(tty=False)
+        action = progress.watch(api, 'a1', progress.Display(stream),
+                                interval=0.5, sleep=clock.sleep,
+                                clock=clock)
+        self.assertEqual('complete', action['state'])
+        self.assertEqual([0.5, 0.5], clock.sleeps)
+        self.assertIn(('GET', 'tasks/t1', None, {'tree': 'true'}, None,
+                       None), api.calls)
+        self.assertEqual(
+            ['pending | groups 1/3 | nodes 1/4 | current: ctl (deploy 1/2) '
+             '| elapsed 0:00',
+             'running | groups 1/3 | nodes 1/4 | current: ctl (deploy 1/2) '
+             '| elapsed 0:00',
+             'complete | groups 1/3 | nodes 1/4 | current: ctl (deploy 1/2) '
+             '| elapsed 0:01'],
+            stream.getvalue().splitlines())
+
+    def test_timeout(self):
+        api = self._api('running')
+        clock = FakeClock()
+        e = self.assertRaises(TimeoutError, progress.watch, api, 'a1',
+                              progress.Display(FakeStream(False)),
+                              interval=1, timeout=3, sleep=clock.sleep,
+                              clock=clock)
+        self.assertIn('still running after 3 seconds', str(e))
+        self.assertEqual([1, 1, 1], clock.sleeps)

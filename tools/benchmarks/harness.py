@@ -1,0 +1,140 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""An in-process baremetal_orch for benchmarks: sqlite (or a URL), the
+conductor in this process (rpc_transport = none), fake nodes."""
+
+import os
+import tempfile
+import time
+
+from oslo_config import cfg
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import service
+from baremetal_orch.conductor import manager as manager_mod
+from baremetal_orch.conductor import rpcapi
+from baremetal_orch.db import migration
+from baremetal_orch.db.sqlalchemy import api as sqla_api
+from baremetal_orch.db.sqlalchemy import models
+from baremetal_orch.objects import action as action_obj
+
+CONF = cfg.CONF
+
+
+class Service:
+    """The all-in-one service minus the HTTP server."""
+
+    def __init__(self, connection=None, overrides=None):
+        self.tmp = tempfile.mkdtemp(prefix='bmo-bench-')
+        service.prepare_service([], binary='baremetal-orch')
+        CONF.set_override('rpc_transport', 'none')
+        CONF.set_override('host', 'bench')
+        CONF.set_override('connection', connection or 'sqlite:///%s' %
+                          os.path.join(self.tmp, 'bench.sqlite'),
+                          group='database')
+        from oslo_messaging import opts as messaging_opts
+        for group, opts in messaging_opts.list_opts():
+            CONF.register_opts(opts, group=None if group == 'DEFAULT'
+                               else group)
+        for (group, name), value in (overrides or {}).items():
+            CONF.set_override(name, value, group=group)
+        sqla_api.reset_engine()
+        migration.upgrade()
+        self.manager = manager_mod.ConductorManager('bench')
+        self.manager.init_host()
+        rpcapi.set_local_manager(self.manager)
+        self.context = orch_context.get_admin_context()
+
+    def stop(self):
+        self.manager.del_host(wait=False)
+
+    def add_nodes(self, nodes):
+        """Bulk-insert fake nodes: [{name, tags, rack_name, driver_info}]."""
+        engine = sqla_api.get_engine()
+        now = timeutils.utcnow()
+        rows, tags = [], []
+        for n in nodes:
+            rows.append({'uuid': uuidutils.generate_uuid(), 'name': n['name'],
+                         'driver': 'fake', 'provision_state': 'enroll',
+                         'maintenance': False, 'console_enabled': False,
+                         'rack_name': n.get('rack_name'),
+                         'driver_info': n.get('driver_info') or {},
+                         'instance_info': {}, 'extra': {},
+                         'conductor': 'bench', 'created_at': now})
+        with engine.begin() as conn:
+            conn.execute(sa.insert(models.Node), rows)
+            ids = dict(conn.execute(sa.select(models.Node.name,
+                                              models.Node.id)).all())
+            for n in nodes:
+                for tag in n.get('tags', ()):
+                    tags.append({'node_id': ids[n['name']], 'tag': tag,
+                                 'created_at': now})
+            if tags:
+                conn.execute(sa.insert(models.NodeTag), tags)
+            labels = [{'node_id': ids[n['name']], 'key': k, 'value': v,
+                       'created_at': now}
+                      for n in nodes
+                      for k, v in (n.get('labels') or {}).items()]
+            if labels:
+                conn.execute(sa.insert(models.NodeLabel), labels)
+
+    def add_strategy(self, document):
+        from baremetal_orch.db import api as dbapi
+        dbapi.create_strategy(document['metadata']['name'], document)
+
+    def run_action(self, strategy_name, timeout=3600):
+        """Start deploy_site as the API does; wait; return (action, secs)."""
+        from baremetal_orch.db import api as dbapi
+        document = dbapi.get_strategy(strategy_name).document
+        action = action_obj.Action(
+            self.context, name='deploy_site', state='pending',
+            parameters={'deployment_strategy': strategy_name,
+                        'strategy': document})
+        action.create()
+        start = time.monotonic()
+        self.manager.start_action(self.context, action.uuid)
+        deadline = start + timeout
+        while time.monotonic() < deadline:
+            action = action_obj.Action.get(self.context, action.uuid)
+            if action.state not in ('pending', 'running'):
+                return action, time.monotonic() - start
+            time.sleep(0.05)
+        raise RuntimeError('action did not end within %s s' % timeout)
+
+
+def chain_strategy(name, groups, depends=None):
+    """A strategy: groups g0..gN-1 selecting tag gI; depends_on from
+    ``depends`` ({group: [groups]}) or none."""
+    depends = depends or {}
+    return {'schema': 'shipyard/DeploymentStrategy/v1',
+            'metadata': {'name': name},
+            'data': {'groups': [
+                {'name': g, 'critical': False,
+                 'depends_on': list(depends.get(g, [])),
+                 'selectors': [{'node_tags': [g]}]} for g in groups]}}
+
+
+def figure(name, value, unit, baseline=None, goal=None, ratio=None, **extra):
+    if ratio is None and baseline:
+        ratio = round(value / baseline, 3)
+    doc = {'figure': name, 'value': value, 'unit': unit,
+           'baseline': baseline, 'ratio': ratio, 'goal': goal}
+    doc.update(extra)
+    return doc
+
+
+def peak_rss_mib():
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

@@ -1,0 +1,59 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""P5: a deploy_site of N fake nodes with versioned notifications sent to
+RabbitMQ, against the same with notifications off. One mode per process
+(``--mode on|off``); run.py compares them."""
+
+import argparse
+import json
+import sys
+
+from tools.benchmarks import harness
+
+GROUPS = 5
+
+
+def run(size, on):
+    overrides = {('conductor', 'max_concurrent_nodes'): 32}
+    if on:
+        overrides.update({
+            ('DEFAULT', 'notification_level'): 'info',
+            ('DEFAULT', 'transport_url'):
+                'rabbit://guest:guest@127.0.0.1:5672/',
+            ('oslo_messaging_notifications', 'driver'): 'messagingv2'})
+    svc = harness.Service(overrides={
+        (None if g == 'DEFAULT' else g, n): v
+        for (g, n), v in overrides.items()})
+    try:
+        groups = ['g%d' % i for i in range(GROUPS)]
+        svc.add_nodes([{'name': 'n%05d' % i, 'tags': [groups[i % GROUPS]]}
+                       for i in range(size)])
+        svc.add_strategy(harness.chain_strategy('p5', groups))
+        action, seconds = svc.run_action('p5')
+        assert action.result == 'success', action.report
+        return seconds
+    finally:
+        svc.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--mode', choices=['on', 'off'], required=True)
+    parser.add_argument('--nodes', type=int, default=1000)
+    args = parser.parse_args(argv)
+    print(json.dumps({'mode': args.mode, 'nodes': args.nodes,
+                      'seconds': round(run(args.nodes, args.mode == 'on'),
+                                       3)}))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

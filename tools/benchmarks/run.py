@@ -1,0 +1,115 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Run the benchmarks; print one JSON object per line and figure.
+
+    python tools/benchmarks/run.py [--quick] [P1 P2 ...]
+
+Figures: selectors, P1 (node list vs a real Ironic), P2 (makespan against
+the critical-path bound, serialized and parallel), P3 (overhead per node,
+100 to 10,000 nodes), P4 (shard sync vs full listing, real Ironic), P5
+(notifications on RabbitMQ vs off), P6 (peak RSS of the conductor during
+the largest P3 action). Each measurement runs in a process of its own.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FIGURES = ('selectors', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6')
+
+
+def _run(module, *args):
+    """Run tools.benchmarks.<module>; return its JSON lines."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep +
+               os.environ.get('PYTHONPATH', ''))
+    proc = subprocess.run(
+        [sys.executable, '-m', 'tools.benchmarks.%s' % module] + list(args),
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, timeout=4 * 3600)
+    if proc.returncode != 0:
+        raise RuntimeError('%s failed:\n%s' % (module, proc.stderr[-3000:]))
+    return [json.loads(line) for line in proc.stdout.splitlines()
+            if line.startswith('{')]
+
+
+def figure(name, value, unit, baseline=None, goal=None, ratio=None, **kw):
+    if ratio is None and baseline:
+        ratio = round(value / baseline, 3)
+    doc = {'figure': name, 'value': value, 'unit': unit,
+           'baseline': baseline, 'ratio': ratio, 'goal': goal}
+    doc.update(kw)
+    return doc
+
+
+def overhead(quick):
+    sizes = (100, 400) if quick else (100, 1000, 10000)
+    runs = [_run('overhead', str(size))[0] for size in sizes]
+    first, last = runs[0], runs[-1]
+    p3 = figure('P3', last['per_node_ms'], 'ms/node',
+                baseline=first['per_node_ms'], goal=1.3,
+                sizes={r['size']: r['per_node_ms'] for r in runs})
+    p6 = figure('P6', last['peak_rss_mib'], 'MiB', goal=400,
+                nodes=last['size'],
+                note='peak RSS of the process running API-less conductor '
+                     'and flow (ru_maxrss)')
+    return p3, p6
+
+
+def notifications(quick):
+    nodes = '200' if quick else '1000'
+    off = _run('notifications_bench', '--mode', 'off', '--nodes', nodes)[0]
+    on = _run('notifications_bench', '--mode', 'on', '--nodes', nodes)[0]
+    return figure('P5', on['seconds'], 's', baseline=off['seconds'],
+                  goal=1.10, nodes=int(nodes),
+                  note='on: versioned notifications to RabbitMQ (info)')
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true')
+    parser.add_argument('figures', nargs='*', metavar='FIGURE',
+                        help='among %s (default: all)' % ', '.join(FIGURES))
+    args = parser.parse_args(argv)
+    wanted = args.figures or list(FIGURES)
+    unknown = sorted(set(wanted) - set(FIGURES))
+    if unknown:
+        parser.error('unknown figure(s): %s' % ', '.join(unknown))
+    quick = ['--quick'] if args.quick else []
+    cache = {}
+
+    def emit(doc):
+        print(json.dumps(doc), flush=True)
+
+    for name in wanted:
+        if name == 'selectors':
+            emit(_run('selectors_bench', *quick)[0])
+        elif name == 'P1':
+            emit(_run('node_list', *quick)[0])
+        elif name == 'P2':
+            for mode in ('serial', 'parallel'):
+                emit(_run('makespan', '--mode', mode, *quick)[0])
+        elif name in ('P3', 'P6'):
+            if 'overhead' not in cache:
+                cache['overhead'] = overhead(args.quick)
+            emit(cache['overhead'][0 if name == 'P3' else 1])
+        elif name == 'P4':
+            emit(_run('ironic_shard_sync', *quick)[0])
+        elif name == 'P5':
+            emit(notifications(args.quick))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
