@@ -96,7 +96,8 @@ def _pecan_app():
     return pecan.make_app(
         'baremetal_orch.api.controllers.root.RootController',
         hooks=[hooks.ErrorHook(), hooks.TextHook(), hooks.ContextHook(noauth),
-               hooks.MicroversionHook(), hooks.RPCHook()],
+               hooks.MicroversionHook(), hooks.RPCHook(),
+               hooks.NotificationHook()],
         debug=False, force_canonical=False, guess_content_type_from_ext=False,
         logging=False, request_cls=Request)
 

@@ -11,6 +11,7 @@
 #    under the License.
 """pecan hooks: request context, microversion, conductor API, errors."""
 
+from oslo_config import cfg
 from oslo_log import log
 from pecan import hooks
 
@@ -18,8 +19,10 @@ from baremetal_orch.api import errors
 from baremetal_orch.api import microversion
 from baremetal_orch.api import validation
 from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import rpc
 from baremetal_orch.conductor import rpcapi
 
+CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
 
@@ -79,6 +82,19 @@ class MicroversionHook(hooks.PecanHook):
             state.response.headers[microversion.HEADER] = '%s %s' % (
                 microversion.SERVICE_TYPE, microversion.fmt(version))
             state.response.headers['Vary'] = microversion.HEADER
+
+
+class NotificationHook(hooks.PecanHook):
+    """Answer once the request's notifications reached the message bus
+    (at most ``[api]notification_wait`` seconds): what the client does
+    next cannot be notified before them."""
+
+    def after(self, state):
+        wait = CONF.api.notification_wait
+        if wait and not rpc.flush_notifications(wait):
+            LOG.warning('The notifications of %s %s wait for the message '
+                        'bus; answering without them.',
+                        state.request.method, state.request.path)
 
 
 class ErrorHook(hooks.PecanHook):

@@ -300,9 +300,12 @@ class NoConductorAvailable(ServiceUnavailable):
     _msg_fmt = 'No conductor service is available to handle %(what)s.'
 
 
-# Driver errors (not API-facing; recorded as task failures) ----------------
+# Driver errors: recorded as task failures; an API call that meets one (a
+# console or maintenance change the backend refused) answers 502: the
+# request was good, the node's backend failed it.
 
 class DriverError(BaremetalOrchException):
+    status = http_client.BAD_GATEWAY
     code = 'baremetal_orch.driver.error'
     _msg_fmt = 'Driver error on node %(node)s: %(reason)s'
 

@@ -19,6 +19,7 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 
 from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import notification_sender
 from baremetal_orch.objects import base as objects_base
 
 CONF = cfg.CONF
@@ -49,7 +50,8 @@ class ContextSerializer(messaging.Serializer):
         return self._base.deserialize_entity(ctxt, entity)
 
     def serialize_context(self, ctxt):
-        return ctxt.to_dict()
+        # The notification sender queues contexts already serialized.
+        return ctxt if isinstance(ctxt, dict) else ctxt.to_dict()
 
     def deserialize_context(self, ctxt):
         return orch_context.from_dict(ctxt)
@@ -85,7 +87,11 @@ def get_server(host, endpoints, topic=TOPIC):
 
 
 def get_versioned_notifier(publisher_id):
-    """A notifier for versioned notifications; None when they are off."""
+    """A notifier for versioned notifications; None when they are off.
+
+    Its priority methods queue the notification for this process's sender
+    thread (see :mod:`baremetal_orch.common.notification_sender`).
+    """
     global _NOTIFIER
     if not CONF.notification_level:
         return None
@@ -95,14 +101,30 @@ def get_versioned_notifier(publisher_id):
         transport = get_notification_transport()
         driver = (None if CONF.oslo_messaging_notifications.driver
                   else 'messagingv2')
-        _NOTIFIER = messaging.Notifier(
+        notifier = messaging.Notifier(
             transport, serializer=ContextSerializer(), driver=driver,
             topics=CONF.versioned_notifications_topics)
-    return _NOTIFIER.prepare(publisher_id=publisher_id)
+        _NOTIFIER = notification_sender.NotificationSender(
+            notifier, CONF.notification_queue_size,
+            serialize_context=lambda c: c.to_dict())
+        notification_sender.register(_NOTIFIER,
+                                     CONF.notification_flush_timeout)
+    return _NOTIFIER.prepare(publisher_id)
+
+
+def flush_notifications(timeout=None):
+    """Wait until this process's notifications were handed to the bus.
+
+    :returns: True when none is left waiting.
+    """
+    return True if _NOTIFIER is None else _NOTIFIER.flush(timeout)
 
 
 def cleanup():
     global _TRANSPORT, _NOTIFICATION_TRANSPORT, _NOTIFIER
+    if _NOTIFIER is not None:
+        _NOTIFIER.stop(CONF.notification_flush_timeout)
+        notification_sender.unregister(_NOTIFIER)
     for transport in (_TRANSPORT, _NOTIFICATION_TRANSPORT):
         if transport is not None:
             transport.cleanup()

@@ -28,6 +28,13 @@ opts = [
     cfg.StrOpt('public_endpoint',
                help='Public URL of the API, used in links and signal URLs. '
                     'Defaults to the URL the request came to.'),
+    cfg.FloatOpt('notification_wait', default=2.0, min=0,
+                 help='Seconds a request waits, before the answer, for '
+                      'the notifications it emitted to reach the message '
+                      'bus, so that they come before those of whatever the '
+                      'client does next. When the bus is away the answer '
+                      'goes after this long and the notifications follow '
+                      'when it is back. 0 answers at once.'),
     cfg.IntOpt('api_workers', default=4, min=1,
                help='Threads serving requests in the standalone API server.'),
 ]

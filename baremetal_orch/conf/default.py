@@ -35,6 +35,17 @@ opts = [
     cfg.ListOpt('versioned_notifications_topics',
                 default=['baremetal_orch_versioned_notifications'],
                 help='Topics the versioned notifications are sent on.'),
+    cfg.IntOpt('notification_queue_size', default=10000, min=0,
+               help='Versioned notifications are handed to one sender '
+                    'thread per process, which sends them in order, so '
+                    'that the message bus never slows down an API request '
+                    'or a deployment. This is the most that may wait for '
+                    'the bus; when it is full (the bus is away) further '
+                    'notifications are dropped and logged. 0 sends each '
+                    'one in the thread that emits it.'),
+    cfg.FloatOpt('notification_flush_timeout', default=10.0, min=0,
+                 help='Seconds a stopping service waits for its queued '
+                      'notifications to be sent.'),
 ]
 
 

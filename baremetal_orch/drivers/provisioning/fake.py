@@ -14,6 +14,8 @@
 Steered per node through ``driver_info``:
 
 * ``fake_fail_phase``: ``prepare`` or ``deploy`` makes that phase fail;
+  ``console`` or ``maintenance`` makes setting the console or maintenance
+  fail (to see the error paths, notifications included);
 * ``fake_duration``: seconds each phase takes (default
   ``[fake_driver]default_duration``).
 
@@ -37,7 +39,7 @@ from baremetal_orch.drivers.provisioning import base
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-PHASES = ('prepare', 'deploy')
+PHASES = ('prepare', 'deploy', 'console', 'maintenance')
 
 
 class FakeDriver(base.ProvisioningDriver):
@@ -88,10 +90,7 @@ class FakeDriver(base.ProvisioningDriver):
                 timeout=timeout)
         if duration:
             time.sleep(duration)
-        if (node.driver_info or {}).get('fake_fail_phase') == phase:
-            raise exception.ProvisioningFailed(
-                node=node.ident,
-                reason='fake failure injected in the %s phase' % phase)
+        self._fail_if_asked(node, phase)
 
     def manage(self, node, timeout, on_state=None):
         self._record(node, 'manage')
@@ -131,11 +130,19 @@ class FakeDriver(base.ProvisioningDriver):
             on_state(states.CLEANING)
             on_state(states.AVAILABLE)
 
+    def _fail_if_asked(self, node, phase):
+        if (node.driver_info or {}).get('fake_fail_phase') == phase:
+            raise exception.ProvisioningFailed(
+                node=node.ident,
+                reason='fake failure injected in the %s phase' % phase)
+
     def set_console(self, node, enabled):
         self._record(node, 'console_on' if enabled else 'console_off')
+        self._fail_if_asked(node, 'console')
 
     def set_maintenance(self, node, enabled, reason=None):
         self._record(node, 'maintenance_on' if enabled else 'maintenance_off')
+        self._fail_if_asked(node, 'maintenance')
 
     def _write_configdrive(self, node, instance_info):
         directory = CONF.fake_driver.configdrive_dir

@@ -61,6 +61,8 @@ class NotificationsFixture(fixtures.Fixture):
         Dicts with ``event_type``, ``priority``, ``publisher_id`` and
         ``payload``.
         """
+        # They are sent by the process's sender thread.
+        rpc.flush_notifications(10)
         return [message for _ctxt, message, _priority, _retry
                 in _impl_test.NOTIFICATIONS]
 
