@@ -46,9 +46,12 @@ class TestIronicDriver(base.FunctionalTestCase):
     def setUpClass(cls):
         super().setUpClass()
         # deploy_delay makes "deploying" last (and hold Ironic's node lock
-        # for) about two seconds: prepare and deploy each sleep one.
+        # for) about two seconds: prepare and deploy each sleep one. Ironic
+        # answers 409 at once on a locked node instead of retrying itself
+        # for up to 3 s (which hid the lock from our client under load).
         cls.ironic = cls.use_class_fixture(ironic_fixture.IronicFixture(
-            fake_delays={'deploy_delay': '1'}, deploy_callback_timeout=2))
+            fake_delays={'deploy_delay': '1'}, deploy_callback_timeout=2,
+            locked_retries=0))
 
     def setUp(self):
         super().setUp()
