@@ -182,7 +182,9 @@ class ActionRunner:
                                             action_obj.PENDING]}):
             if action.conductor not in dead_hosts:
                 continue
-            if dbapi.claim_action(action.uuid, action.conductor, self.host):
+            if dbapi.claim_action(
+                    action.uuid, action.conductor, self.host,
+                    heartbeat_timeout=CONF.conductor.heartbeat_timeout):
                 LOG.warning('Taking over action %s of dead conductor %s',
                             action.uuid, action.conductor)
                 action.conductor = self.host

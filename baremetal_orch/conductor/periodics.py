@@ -81,5 +81,6 @@ class Periodics:
         if dead:
             ctx = orch_context.get_admin_context()
             for host in sorted(dead):
-                recovery.recover_host(ctx, host, self.manager.host)
+                recovery.recover_host(ctx, host, self.manager.host,
+                                      heartbeat_timeout=timeout)
             self.manager.actions.take_over(ctx, dead)

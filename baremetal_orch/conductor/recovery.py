@@ -28,15 +28,18 @@ from baremetal_orch.objects import node as node_obj
 LOG = log.getLogger(__name__)
 
 
-def recover_host(context, dead_host, my_host):
+def recover_host(context, dead_host, my_host, heartbeat_timeout=None):
     """Fail the interrupted work of ``dead_host``; release its locks.
 
+    :param heartbeat_timeout: recovering another conductor: a lock is
+        taken only while ``dead_host``'s heartbeat is still this stale.
     :returns: the uuids of the nodes failed out of a working state.
     """
     recovered = []
     for node in node_obj.Node.list(context,
                                    filters={'reservation': dead_host}):
-        if not dbapi.steal_reservation(node.uuid, dead_host, my_host):
+        if not dbapi.steal_reservation(node.uuid, dead_host, my_host,
+                                       heartbeat_timeout):
             continue
         try:
             node.refresh()

@@ -12,15 +12,18 @@
 """Engine, sessions and the query helpers every table module shares."""
 
 import contextlib
+import datetime
 import threading
 
 from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_db.sqlalchemy import utils as db_utils
+from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from baremetal_orch.common import exception
+from baremetal_orch.db.sqlalchemy import models
 
 CONF = cfg.CONF
 
@@ -166,6 +169,16 @@ def reader():
 def writer():
     """A write transaction: ``with writer() as session: ...``."""
     return _mode('write', _facade().writer.using(_CONTEXT))
+
+
+def heartbeat_is_stale(host, timeout):
+    """A clause, true while ``host`` has no fresh heartbeat: a conductor
+    takes another's work over in the same statement that checks it is
+    still dead (one that just came back keeps its work)."""
+    cutoff = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
+    return ~sa.exists().where(models.Service.host == host,
+                              models.Service.forced_down.is_(False),
+                              models.Service.last_seen_at >= cutoff)
 
 
 def paginate(session, query, model, limit=None, marker=None, sort_key=None,

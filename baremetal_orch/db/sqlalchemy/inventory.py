@@ -234,16 +234,22 @@ def release_node(ident, host):
             .values(reservation=None))
 
 
-def steal_reservation(ident, old_host, new_host):
+def steal_reservation(ident, old_host, new_host, heartbeat_timeout=None):
     """Move a lock from a dead conductor to ``new_host``, atomically.
 
+    :param heartbeat_timeout: when given, only while ``old_host``'s
+        heartbeat is older than this many seconds, checked in the same
+        UPDATE (a conductor that came back keeps its locks).
     :returns: True when this call took it.
     """
+    where = [_ident_clause(ident), models.Node.reservation == old_host]
+    if heartbeat_timeout is not None:
+        where.append(api.heartbeat_is_stale(old_host, heartbeat_timeout))
     with api.writer() as session:
         result = session.execute(
-            sa.update(models.Node)
-            .where(_ident_clause(ident), models.Node.reservation == old_host)
-            .values(reservation=new_host))
+            sa.update(models.Node).where(*where)
+            .values(reservation=new_host)
+            .execution_options(synchronize_session=False))
         return result.rowcount == 1
 
 

@@ -108,17 +108,27 @@ def list_actions(filters=None, limit=None, marker=None, sort_key=None,
                             sort_key, sort_dir)
 
 
-def claim_action(uuid, expected_conductor, host):
+def claim_action(uuid, expected_conductor, host, heartbeat_timeout=None):
     """Make ``host`` the conductor of an action, only if it still belongs
-    to ``expected_conductor`` (take-over without a race)."""
+    to ``expected_conductor`` (take-over without a race).
+
+    :param heartbeat_timeout: when given, only while
+        ``expected_conductor``'s heartbeat is older than this many seconds,
+        checked in the same UPDATE: a conductor that restarted in between
+        keeps (and resumes) its own actions.
+    """
+    where = [models.Action.uuid == uuid,
+             models.Action.conductor == expected_conductor
+             if expected_conductor is not None
+             else models.Action.conductor.is_(None)]
+    if heartbeat_timeout is not None and expected_conductor is not None:
+        where.append(api.heartbeat_is_stale(expected_conductor,
+                                            heartbeat_timeout))
     with api.writer() as session:
         result = session.execute(
-            sa.update(models.Action)
-            .where(models.Action.uuid == uuid,
-                   models.Action.conductor == expected_conductor
-                   if expected_conductor is not None
-                   else models.Action.conductor.is_(None))
-            .values(conductor=host, updated_at=timeutils.utcnow()))
+            sa.update(models.Action).where(*where)
+            .values(conductor=host, updated_at=timeutils.utcnow())
+            .execution_options(synchronize_session=False))
         return result.rowcount == 1
 
 

@@ -11,6 +11,9 @@
 #    under the License.
 """Strategies, actions, tasks, events and deployment records."""
 
+import datetime
+
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from baremetal_orch.common import exception
@@ -101,6 +104,46 @@ class TestActions(base.DbTestCase):
         free = dbapi.create_action({'name': 'deploy_site'})
         self.assertTrue(dbapi.claim_action(free.uuid, None, 'h2'))
         self.assertEqual('h2', dbapi.get_action(free.uuid).conductor)
+
+    def _service(self, host, seen_ago, forced_down=False):
+        dbapi.register_service(host)
+        dbapi.update_service(host, {
+            'last_seen_at': timeutils.utcnow() -
+            datetime.timedelta(seconds=seen_ago),
+            'forced_down': forced_down})
+
+    def test_claim_only_while_the_heartbeat_is_stale(self):
+        # (heartbeat age in s, forced down, claimed with a 60 s timeout)
+        table = [(5, False, False),     # came back: keeps its action
+                 (120, False, True),    # still dead
+                 (5, True, True)]       # forced down counts as dead
+        for i, (age, forced, claimed) in enumerate(table):
+            host = 'c%d' % i
+            self._service(host, age, forced)
+            row = dbapi.create_action({'name': 'deploy_site',
+                                       'conductor': host})
+            self.assertEqual(claimed, dbapi.claim_action(
+                row.uuid, host, 'me', heartbeat_timeout=60), host)
+            self.assertEqual('me' if claimed else host,
+                             dbapi.get_action(row.uuid).conductor)
+
+    def test_claim_of_an_unknown_conductor(self):
+        row = dbapi.create_action({'name': 'deploy_site',
+                                   'conductor': 'never-registered'})
+        self.assertTrue(dbapi.claim_action(row.uuid, 'never-registered',
+                                           'me', heartbeat_timeout=60))
+
+    def test_steal_reservation_only_while_the_heartbeat_is_stale(self):
+        self._service('back', 5)
+        self._service('dead', 120)
+        for host, stolen in (('back', False), ('dead', True)):
+            node = self.create_node(name='n-' + host, reservation=host)
+            self.assertEqual(stolen, dbapi.steal_reservation(
+                node.uuid, host, 'me', heartbeat_timeout=60))
+            self.assertEqual('me' if stolen else host,
+                             dbapi.get_node(node.uuid).reservation)
+        # Without a timeout (a conductor recovering itself): taken.
+        self.assertTrue(dbapi.steal_reservation('n-back', 'back', 'back'))
 
 
 class TestTasks(base.DbTestCase):
