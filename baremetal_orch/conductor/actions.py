@@ -280,11 +280,8 @@ class ActionRunner:
 
     def run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
                        phase, params):
-        status = dbapi.get_task_statuses([task_uuid]).get(task_uuid)
-        if status in runtime_mod.FINAL_TASK_STATUSES:
+        if not dbapi.start_task(task_uuid, runtime_mod.FINAL_TASK_STATUSES):
             return
-        dbapi.update_task(task_uuid, {'status': 'running',
-                                      'started_at': timeutils.utcnow()})
         deadline = time.monotonic() + float(params.get('deadline') or 60)
         try:
             while True:
@@ -293,6 +290,10 @@ class ActionRunner:
                                              purpose=phase) as task:
                         self._node_phase(context, task, action_uuid, phase,
                                          params)
+                        # Success is written with the lock's release.
+                        task.record_on_release(task_uuid, {
+                            'status': 'success',
+                            'finished_at': timeutils.utcnow()})
                     break
                 except exception.NodeLocked:
                     if time.monotonic() > deadline:
@@ -303,9 +304,6 @@ class ActionRunner:
             dbapi.update_task(task_uuid, {
                 'status': 'failed', 'reason': str(e),
                 'finished_at': timeutils.utcnow()})
-            return
-        dbapi.update_task(task_uuid, {'status': 'success',
-                                      'finished_at': timeutils.utcnow()})
 
     def _node_phase(self, context, task, action_uuid, phase, params):
         task.driver.validate(task.node)

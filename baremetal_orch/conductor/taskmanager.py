@@ -38,10 +38,16 @@ class NodeTask:
         self.driver = provisioning.get_driver(node.driver)
         self._released = False
         self._handed_over = False
+        self._outcome = None
+
+    def record_on_release(self, task_uuid, values):
+        """Update the task row ``task_uuid`` with ``values`` in the same
+        transaction that releases the lock (when the work succeeded)."""
+        self._outcome = (task_uuid, values)
 
     def release(self):
         if not self._released:
-            dbapi.release_node(self.node.uuid, self.host)
+            dbapi.release_node(self.node.uuid, self.host, task=self._outcome)
             self._released = True
 
     def hand_over(self):
@@ -63,6 +69,7 @@ def acquire(context, node_ident, host, purpose=''):
     try:
         yield task
     except BaseException:
+        task._outcome = None
         task.release()
         raise
     if not task._handed_over:

@@ -168,6 +168,28 @@ def update_task(uuid, values):
             raise exception.TaskNotFound(task=uuid)
 
 
+def start_task(uuid, final_statuses):
+    """Mark a task running unless it already ended, in one UPDATE.
+
+    :returns: False when its status is one of ``final_statuses`` (the work
+        was done already: a resent or resumed request).
+    """
+    now = timeutils.utcnow()
+    with api.writer() as session:
+        result = session.execute(
+            sa.update(models.Task)
+            .where(models.Task.uuid == uuid,
+                   models.Task.status.not_in(list(final_statuses)))
+            .values(status='running', started_at=now, updated_at=now)
+            .execution_options(synchronize_session=False))
+        if result.rowcount == 1:
+            return True
+        if session.execute(sa.select(models.Task.id).where(
+                models.Task.uuid == uuid)).first() is None:
+            raise exception.TaskNotFound(task=uuid)
+        return False
+
+
 def get_task(uuid):
     with api.reader() as session:
         row = session.query(models.Task).filter_by(uuid=uuid).one_or_none()

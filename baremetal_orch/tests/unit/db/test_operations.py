@@ -173,6 +173,31 @@ class TestTasks(base.DbTestCase):
         self.assertRaises(exception.TaskNotFound, dbapi.get_task,
                           uuidutils.generate_uuid())
 
+    def test_start_task_unless_it_ended(self):
+        final = ('success', 'failed')
+        action = uuidutils.generate_uuid()
+        for status, started in (('pending', True), ('running', True),
+                                ('success', False), ('failed', False)):
+            uuid = dbapi.create_task({'action_uuid': action, 'kind': 'node',
+                                      'name': status, 'status': status})
+            self.assertEqual(started, dbapi.start_task(uuid, final), status)
+            row = dbapi.get_task(uuid)
+            self.assertEqual('running' if started else status, row.status)
+            self.assertEqual(started, row.started_at is not None)
+        self.assertRaises(exception.TaskNotFound, dbapi.start_task,
+                          uuidutils.generate_uuid(), final)
+
+    def test_release_node_with_the_task_outcome(self):
+        node = self.create_node(name='n1')
+        task = dbapi.create_task({'action_uuid': uuidutils.generate_uuid(),
+                                  'kind': 'node', 'name': 'n1',
+                                  'status': 'running'})
+        dbapi.reserve_node('n1', 'h1')
+        dbapi.release_node(node.uuid, 'h1',
+                           task=(task, {'status': 'success'}))
+        self.assertIsNone(dbapi.get_node('n1').reservation)
+        self.assertEqual('success', dbapi.get_task(task).status)
+
 
 class TestEvents(base.DbTestCase):
 
