@@ -21,6 +21,7 @@ from oslo_db.sqlalchemy import enginefacade
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils
 import sqlalchemy as sa
+from sqlalchemy.orm import exc as orm_exc
 
 from baremetal_orch.common import exception
 from baremetal_orch.db.sqlalchemy import models
@@ -136,6 +137,12 @@ def _mode(mode, transaction):
     try:
         with lock, transaction as session:
             yield session
+    except orm_exc.StaleDataError:
+        # A row changed or vanished under a concurrent transaction (the
+        # callers lock what they change; this is the safety net).
+        raise exception.Conflict(
+            reason='The resource was changed or deleted by another request '
+                   'at the same time; retry.')
     except (db_exc.DBError, sa.exc.DBAPIError) as e:
         # The driver's error, under SQLAlchemy's (under oslo.db's).
         inner = getattr(e, 'inner_exception', e)

@@ -40,8 +40,13 @@ def _node_query(session):
     return session.query(models.Node)
 
 
-def _get_node(session, ident):
+def _get_node(session, ident, lock=False):
+    """A node row; ``lock`` takes its row lock (``SELECT ... FOR UPDATE``)
+    until the transaction ends, so that an update and a delete of the same
+    node, or two deletes, do not interleave (MariaDB, PostgreSQL)."""
     query = _node_query(session)
+    if lock:
+        query = query.with_for_update(of=models.Node)
     if uuidutils.is_uuid_like(ident):
         node = query.filter_by(uuid=ident).one_or_none()
     else:
@@ -97,7 +102,7 @@ def update_node(ident, values, expected_reservation=None):
     labels = values.pop('labels', None)
     try:
         with api.writer() as session:
-            node = _get_node(session, ident)
+            node = _get_node(session, ident, lock=True)
             for key, value in values.items():
                 setattr(node, key, value)
             _set_tags_labels(node, tags, labels)
@@ -111,7 +116,7 @@ def update_node(ident, values, expected_reservation=None):
 
 def destroy_node(ident):
     with api.writer() as session:
-        node = _get_node(session, ident)
+        node = _get_node(session, ident, lock=True)
         if api.count(session, models.Port,
                      models.Port.node_id == node.id):
             raise exception.NodeHasPorts(node=ident)
@@ -320,8 +325,10 @@ def count_nodes_by_shard():
 
 # Ports ---------------------------------------------------------------------
 
-def _get_port(session, uuid):
-    port = session.query(models.Port).filter_by(uuid=uuid).one_or_none()
+def _get_port(session, uuid, lock=False):
+    query = session.query(models.Port).filter_by(uuid=uuid)
+    port = (query.with_for_update(of=models.Port) if lock
+            else query).one_or_none()
     if port is None:
         raise exception.PortNotFound(port=uuid)
     return port
@@ -353,7 +360,7 @@ def create_port(values):
 def update_port(uuid, values):
     try:
         with api.writer() as session:
-            port = _get_port(session, uuid)
+            port = _get_port(session, uuid, lock=True)
             for key, value in values.items():
                 setattr(port, key, value)
             port.updated_at = timeutils.utcnow()
@@ -367,7 +374,7 @@ def update_port(uuid, values):
 
 def destroy_port(uuid):
     with api.writer() as session:
-        session.delete(_get_port(session, uuid))
+        session.delete(_get_port(session, uuid, lock=True))
 
 
 def list_ports(filters=None, limit=None, marker=None, sort_key=None,
@@ -386,9 +393,10 @@ def list_ports(filters=None, limit=None, marker=None, sort_key=None,
 
 # Chassis -------------------------------------------------------------------
 
-def _get_chassis(session, uuid):
-    chassis = session.query(models.Chassis).filter_by(
-        uuid=uuid).one_or_none()
+def _get_chassis(session, uuid, lock=False):
+    query = session.query(models.Chassis).filter_by(uuid=uuid)
+    chassis = (query.with_for_update(of=models.Chassis) if lock
+               else query).one_or_none()
     if chassis is None:
         raise exception.ChassisNotFound(chassis=uuid)
     return chassis
@@ -424,7 +432,7 @@ def create_chassis(values):
 
 def update_chassis(uuid, values):
     with api.writer() as session:
-        chassis = _get_chassis(session, uuid)
+        chassis = _get_chassis(session, uuid, lock=True)
         for key, value in values.items():
             setattr(chassis, key, value)
         chassis.updated_at = timeutils.utcnow()
@@ -433,7 +441,7 @@ def update_chassis(uuid, values):
 
 def destroy_chassis(uuid):
     with api.writer() as session:
-        chassis = _get_chassis(session, uuid)
+        chassis = _get_chassis(session, uuid, lock=True)
         if api.count(session, models.Node,
                      models.Node.chassis_id == chassis.id):
             raise exception.ChassisNotEmpty(chassis=uuid)

@@ -15,9 +15,11 @@ import datetime
 
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
+from sqlalchemy.orm import exc as orm_exc
 
 from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.tests import base
 
 
@@ -174,6 +176,19 @@ class TestNodes(base.DbTestCase):
         self.assertEqual([(None, 1), ('s1', 2)],
                          sorted(dbapi.count_nodes_by_shard(),
                                 key=lambda x: (x[0] is not None, x[0])))
+
+
+class TestConcurrentChanges(base.DbTestCase):
+    """Races need MariaDB or PostgreSQL (functional test_db_races); here
+    the safety net: a row changed under the transaction is a 409."""
+
+    def test_stale_data_is_a_conflict(self):
+        def change():
+            with sqla_api.writer():
+                raise orm_exc.StaleDataError('0 rows matched')
+        e = self.assertRaises(exception.Conflict, change)
+        self.assertEqual(409, e.status)
+        self.assertIn('at the same time', str(e))
 
 
 class TestPorts(base.DbTestCase):
