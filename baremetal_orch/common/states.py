@@ -66,8 +66,10 @@ _TRANSITIONS = (
     (CLEANFAIL, CLEANING, 'provide'),
     (CLEANING, AVAILABLE, 'done'),
     (CLEANING, CLEANFAIL, 'fail'),
-    (CLEANFAIL, VERIFYING, 'manage'),
-    (AVAILABLE, VERIFYING, 'manage'),
+    # As in Ironic: back to manageable without a working state (a
+    # stable transition: provision_set.success).
+    (CLEANFAIL, MANAGEABLE, 'manage'),
+    (AVAILABLE, MANAGEABLE, 'manage'),
     (AVAILABLE, DEPLOYING, 'deploy'),
     (DEPLOYFAIL, DEPLOYING, 'deploy'),
     (DEPLOYING, ACTIVE, 'done'),

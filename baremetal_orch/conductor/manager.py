@@ -24,6 +24,7 @@ from baremetal_orch.conductor import actions
 from baremetal_orch.conductor import periodics
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.conductor import recovery
+from baremetal_orch.conductor import rpcapi
 from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.ironic import client as ironic_client
@@ -81,6 +82,8 @@ class ConductorManager:
             self._spawn(self.ironic_sync)  # the start-up sync
         self.periodics.start()
         self.actions.resume_own(ctx)
+        # The consoles this conductor had enabled before it stopped.
+        self._spawn(self.restore_consoles, ctx)
         LOG.info('Conductor %s started (shard %s, conductor group %s)',
                  self.host, CONF.ironic.shard_key,
                  CONF.ironic.conductor_group)
@@ -111,8 +114,10 @@ class ConductorManager:
         with taskmanager.acquire(context, node_uuid, self.host,
                                  purpose=target) as task:
             task.driver.validate(task.node)
-            provisioning.check_transition(task.node, event)
-            provisioning.begin(context, task.node, event)
+            nxt = provisioning.check_transition(task.node, event)
+            if nxt in states.WORKING_STATES:
+                provisioning.begin(context, task.node, event)
+            # else a stable transition: made once the driver succeeded.
             task.hand_over()
             self._spawn(self._run_provision, context, task, event, timeout)
 
@@ -152,13 +157,25 @@ class ConductorManager:
             notify.console(context, node, 'set', 'end')
             return node
 
-    def restore_consoles(self, context):
-        """Re-enable the consoles of this conductor's nodes (start-up or
-        take-over): console_restore notifications."""
+    def restore_consoles(self, context, dead_host=None):
+        """Re-enable consoles: console_restore notifications.
+
+        :param dead_host: None at start-up: the consoles of this
+            conductor's nodes. On a take-over, the consoles of the nodes of
+            ``dead_host`` that this conductor now serves.
+        """
+        owner = dead_host or self.host
+        alive = None
         for node in node_obj.Node.list(
-                context, filters={'conductor': self.host}):
+                context, filters={'conductor': owner}):
             if not node.console_enabled:
                 continue
+            if dead_host is not None:
+                alive = alive if alive is not None else set(
+                    rpcapi.live_hosts())
+                if rpcapi.pick_host(node.uuid, alive,
+                                    shard=node.shard) != self.host:
+                    continue
             notify.console(context, node, 'restore', 'start')
             try:
                 provisioning_driver = taskmanager.provisioning.get_driver(

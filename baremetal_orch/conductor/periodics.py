@@ -49,6 +49,8 @@ class Periodics:
         self._stop = threading.Event()
         self._jobs = []
         self.extra_jobs = []
+        #: Dead hosts whose consoles this conductor restored already.
+        self._consoles_restored = set()
 
     def start(self):
         jobs = [('heartbeat', CONF.conductor.heartbeat_interval,
@@ -78,9 +80,15 @@ class Periodics:
         dead = {s.host for s in dbapi.list_services()
                 if s.host != self.manager.host
                 and not dbapi.is_alive(s, timeout)}
+        # A host that came back may die again: its consoles then need
+        # restoring again.
+        self._consoles_restored &= dead
         if dead:
             ctx = orch_context.get_admin_context()
             for host in sorted(dead):
                 recovery.recover_host(ctx, host, self.manager.host,
                                       heartbeat_timeout=timeout)
             self.manager.actions.take_over(ctx, dead)
+            for host in sorted(dead - self._consoles_restored):
+                self.manager.restore_consoles(ctx, dead_host=host)
+                self._consoles_restored.add(host)

@@ -83,6 +83,9 @@ def run(context, task, event, timeout, instance_info=None):
     :raises: DriverError subclasses after recording the failure.
     """
     node = task.node
+    # A stable transition (available -> manageable) has no working state:
+    # the node moves once the driver succeeded.
+    stable = node.provision_state not in states.WORKING_STATES
     method = getattr(task.driver, _DRIVER_CALLS[event])
     try:
         if event == 'deploy':
@@ -92,8 +95,17 @@ def run(context, task, event, timeout, instance_info=None):
     except Exception as e:
         with excutils.save_and_reraise_exception():
             node.last_error = str(e)
-            _move(context, node, 'fail')
+            if stable:
+                node.save()
+                notify.provision(context, node, 'error',
+                                 node.provision_state,
+                                 node.target_provision_state, event)
+            else:
+                _move(context, node, 'fail')
             LOG.warning('%s of node %s failed: %s', event, node.ident, e)
+    if stable:
+        _move(context, node, event)
+        return
     # Leave the working states (deleting goes through cleaning).
     while node.provision_state in states.WORKING_STATES:
         _move(context, node, 'done')
@@ -101,7 +113,8 @@ def run(context, task, event, timeout, instance_info=None):
 
 def do(context, task, event, timeout, instance_info=None):
     """begin() and run() in one call, for synchronous callers."""
-    begin(context, task.node, event)
+    if check_transition(task.node, event) in states.WORKING_STATES:
+        begin(context, task.node, event)
     run(context, task, event, timeout, instance_info)
 
 

@@ -14,11 +14,14 @@
 import threading
 from unittest import mock
 
+import fixtures
+
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.drivers.provisioning import fake
 from baremetal_orch.tests import base
+from baremetal_orch.tests.unit.objects import utils
 
 
 class ManagerTestCase(base.ConductorTestCase):
@@ -145,6 +148,51 @@ class TestProvisioning(ManagerTestCase):
         self.assertIn('did not reach active within 1 s', got.last_error)
 
 
+class TestStableTransitions(ManagerTestCase):
+    """manage of an available or clean failed node: straight back to
+    manageable once the driver did it (provision_set.success)."""
+
+    def setUp(self):
+        super().setUp()
+        self.bus = self.useFixture(utils.NotificationsFixture('info'))
+
+    def provision_events(self):
+        return [(m['event_type'].rsplit('.', 1)[1],
+                 m['payload']['baremetal_orch_object.data']['event'],
+                 m['payload']['baremetal_orch_object.data'][
+                     'previous_provision_state'])
+                for m in self.bus.messages
+                if '.provision_set.' in m['event_type']]
+
+    def test_manage_from_available_and_clean_failed(self):
+        for state in ('available', 'clean failed'):
+            node = self.node('n-' + state.replace(' ', '-'),
+                             provision_state=state,
+                             last_error='an old error')
+            got = self.provision(node.uuid, 'manage', 'manageable')
+            self.assertIsNone(got.last_error)
+            self.assertIsNone(got.target_provision_state)
+        self.assertEqual([('success', 'manage', 'available'),
+                          ('success', 'manage', 'clean failed')],
+                         self.provision_events())
+
+    def test_driver_failure_keeps_the_state(self):
+        node = self.node(provision_state='available')
+        error = exception.ProvisioningFailed(node='n1', reason='BMC away')
+        with mock.patch.object(fake.FakeDriver, 'manage', autospec=True,
+                               side_effect=error):
+            self.manager.do_provisioning_action(self.ctx, node.uuid,
+                                                'manage')
+            got = self.wait_for(lambda: (
+                dbapi.get_node(node.uuid).reservation is None and
+                dbapi.get_node(node.uuid).last_error and
+                dbapi.get_node(node.uuid)))
+        self.assertEqual('available', got.provision_state)
+        self.assertIn('BMC away', got.last_error)
+        self.assertEqual([('error', 'manage', 'available')],
+                         self.provision_events())
+
+
 class TestMaintenanceConsole(ManagerTestCase):
 
     def test_maintenance(self):
@@ -207,3 +255,61 @@ class TestLifeCycle(ManagerTestCase):
         self.assertIsNone(dbapi.get_node(node.uuid).reservation)
         self.assertEqual('another-host',
                          dbapi.get_node(other.uuid).reservation)
+
+
+class TestConsoleRestore(ManagerTestCase):
+    """console_restore at start-up and when taking nodes over."""
+
+    def setUp(self):
+        super().setUp()
+        self.bus = self.useFixture(utils.NotificationsFixture('info'))
+        self.calls = []
+        real = fake.FakeDriver.set_console
+
+        def record(driver, node, enabled):
+            self.calls.append((node.name, enabled))
+            return real(driver, node, enabled)
+        self.useFixture(fixtures.MockPatchObject(
+            fake.FakeDriver, 'set_console', autospec=True,
+            side_effect=record))
+
+    def restore_events(self):
+        return sorted((m['payload']['baremetal_orch_object.data']['name'],
+                       m['event_type'].rsplit('.', 1)[1])
+                      for m in self.bus.messages
+                      if '.console_restore.' in m['event_type'])
+
+    def test_start_up_restores_own_enabled_consoles(self):
+        self.node('on', console_enabled=True, conductor='test-conductor')
+        self.node('off', console_enabled=False, conductor='test-conductor')
+        self.node('bad', console_enabled=True, conductor='test-conductor',
+                  driver_info={'fake_fail_phase': 'console'})
+        self.node('theirs', console_enabled=True, conductor='elsewhere')
+        from baremetal_orch.conductor import manager
+        second = manager.ConductorManager('test-conductor')
+        second.init_host()
+        self.addCleanup(second.del_host, False)
+        self.wait_for(lambda: len(self.restore_events()) == 4)
+        self.assertEqual([('bad', 'error'), ('bad', 'start'),
+                          ('on', 'end'), ('on', 'start')],
+                         self.restore_events())
+        self.assertEqual({('bad', True), ('on', True)}, set(self.calls))
+
+    def test_take_over_restores_the_dead_hosts_consoles_once(self):
+        dbapi.register_service('dead-host')
+        dbapi.update_service('dead-host', {'forced_down': True})
+        self.node('d1', console_enabled=True, conductor='dead-host')
+        self.node('d2', console_enabled=False, conductor='dead-host')
+        self.manager.periodics.take_over()
+        self.assertEqual([('d1', 'end'), ('d1', 'start')],
+                         self.restore_events())
+        # Still dead at the next round: not restored again.
+        self.manager.periodics.take_over()
+        self.assertEqual([('d1', True)], self.calls)
+        # Back, then dead again: restored again.
+        dbapi.update_service('dead-host', {'forced_down': False})
+        dbapi.heartbeat('dead-host')
+        self.manager.periodics.take_over()
+        dbapi.update_service('dead-host', {'forced_down': True})
+        self.manager.periodics.take_over()
+        self.assertEqual([('d1', True), ('d1', True)], self.calls)
