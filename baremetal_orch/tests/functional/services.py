@@ -12,6 +12,8 @@
 """Running baremetal_orch's own processes in functional tests."""
 
 import configparser
+import json
+import os
 import time
 
 import requests
@@ -111,3 +113,21 @@ def base_sections(tmp, port, connection, **extra):
 
 def free_port():
     return func_fixtures.free_port()
+
+
+def wait_for_live_conductor(client, timeout=60):
+    """Wait until the services API shows a live conductor (nodes are bound
+    to a live conductor when they are created)."""
+    client.wait_for(lambda: any(
+        s['alive'] for s in client.get(
+            '/v1/services', status=200).json()['services']), timeout)
+
+
+def agent_info(configdrive_dir, node_uuid):
+    """The instance info the fake driver handed a node (what its agent
+    reads from the config drive), or None before its deploy."""
+    path = os.path.join(configdrive_dir, '%s.json' % node_uuid)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)['instance_info']

@@ -21,8 +21,6 @@ import testscenarios
 from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
-from baremetal_orch.db.sqlalchemy import api as sqla_api
-from baremetal_orch import objects
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import databases
 
@@ -39,11 +37,7 @@ class TestRowRaces(base.FunctionalTestCase):
 
     def setUp(self):
         super().setUp()
-        objects.register_all()
-        db = self.useFixture(databases.Database(self.backend))
-        self.config(group='database', connection=db.url)
-        sqla_api.reset_engine()
-        self.addCleanup(sqla_api.reset_engine)
+        databases.use_database(self, self.backend)
         migration.upgrade()
 
     def race(self, calls):

@@ -24,9 +24,7 @@ import testscenarios
 from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
-from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.deployment import selectors
-from baremetal_orch import objects
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import databases
 from baremetal_orch.tests.unit.db import test_migrations
@@ -43,12 +41,7 @@ class TestMigrations(base.FunctionalTestCase,
 
     def setUp(self):
         super().setUp()
-        objects.register_all()
-        db = self.useFixture(databases.Database(self.backend))
-        self.config(group='database', connection=db.url)
-        sqla_api.reset_engine()
-        # Dispose of the engine before the fixture drops the database.
-        self.addCleanup(sqla_api.reset_engine)
+        databases.use_database(self, self.backend)
         self.engine = dbapi.get_engine()
         self.assertEqual(self.backend, self.engine.dialect.name)
 

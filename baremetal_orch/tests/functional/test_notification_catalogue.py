@@ -146,9 +146,7 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
                            timeout=60)
         self.client = services.Client(self.endpoint)
         # Nodes are bound to a live conductor when they are created.
-        self.client.wait_for(lambda: any(
-            s['alive'] for s in self.client.get(
-                '/v1/services', status=200).json()['services']), 60)
+        services.wait_for_live_conductor(self.client)
 
     def _start_conductor(self, log_name):
         proc = self.start_process(
@@ -187,12 +185,7 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
     # --- the nodes' side -----------------------------------------------------
 
     def _agent(self, node_uuid):
-        """The instance info the fake driver handed the node, or None."""
-        path = os.path.join(self.drive, '%s.json' % node_uuid)
-        if not os.path.exists(path):
-            return None
-        with open(path) as f:
-            return json.load(f)['instance_info']
+        return services.agent_info(self.drive, node_uuid)
 
     @staticmethod
     def _signal(info, body):

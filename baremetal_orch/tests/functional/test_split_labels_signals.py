@@ -12,7 +12,6 @@
 """Signals and update_labels on the split deployment: API and conductor
 processes over RabbitMQ, PostgreSQL; the test plays the nodes' agents."""
 
-import json
 import os
 import subprocess
 import sys
@@ -63,16 +62,10 @@ class TestSplitLabelsAndSignals(base.FunctionalTestCase):
         self.wait_for_http(self.endpoint + '/v1', status=200, process=api,
                            timeout=60)
         self.client = services.Client(self.endpoint)
-        self.client.wait_for(lambda: any(
-            s['alive'] for s in self.client.get(
-                '/v1/services', status=200).json()['services']), 60)
+        services.wait_for_live_conductor(self.client)
 
     def _agent(self, node_uuid):
-        path = os.path.join(self.drive, '%s.json' % node_uuid)
-        if not os.path.exists(path):
-            return None
-        with open(path) as f:
-            return json.load(f)['instance_info']
+        return services.agent_info(self.drive, node_uuid)
 
     def test_signals_then_labels(self):
         c = self.client
