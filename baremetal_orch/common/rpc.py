@@ -57,6 +57,14 @@ class ContextSerializer(messaging.Serializer):
         return orch_context.from_dict(ctxt)
 
 
+class NotificationSerializer(ContextSerializer):
+    """Notification payloads are primitives already (a payload object's
+    obj_to_primitive()): sent as they are, not walked again."""
+
+    def serialize_entity(self, ctxt, entity):
+        return entity
+
+
 def get_transport():
     global _TRANSPORT
     if _TRANSPORT is None:
@@ -102,7 +110,7 @@ def get_versioned_notifier(publisher_id):
         driver = (None if CONF.oslo_messaging_notifications.driver
                   else 'messagingv2')
         notifier = messaging.Notifier(
-            transport, serializer=ContextSerializer(), driver=driver,
+            transport, serializer=NotificationSerializer(), driver=driver,
             topics=CONF.versioned_notifications_topics)
         _NOTIFIER = notification_sender.NotificationSender(
             notifier, CONF.notification_queue_size,
