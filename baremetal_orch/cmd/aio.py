@@ -24,6 +24,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal_orch.api import app
+from baremetal_orch.common import rpc
 from baremetal_orch.common import service
 from baremetal_orch.common import wsgi_server
 from baremetal_orch.conductor import manager as manager_mod
@@ -69,6 +70,8 @@ def main(argv=None):
             CONF.database.connection[len('sqlite:///'):]) or '.',
             exist_ok=True)
     migration.upgrade()
+    # The notification sender (when notifications are on) is up first.
+    rpc.start_notifications(conductor=True)
     manager = manager_mod.ConductorManager(CONF.host)
     manager.init_host()
     rpcapi.set_local_manager(manager)

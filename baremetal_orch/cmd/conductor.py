@@ -31,6 +31,8 @@ def main(argv=None):
     if CONF.rpc_transport == 'none':
         sys.exit('baremetal-orch-conductor needs [DEFAULT]rpc_transport = '
                  'oslo; use baremetal-orch for the all-in-one service.')
+    # The notification sender is up before the first notification.
+    rpc.start_notifications(conductor=True)
     manager = manager_mod.ConductorManager(CONF.host)
     manager.prepare_host()
     server = rpc.get_server(CONF.host, [manager])

@@ -79,6 +79,12 @@ class NotificationSender:
     def prepare(self, publisher_id):
         return PreparedSender(self, publisher_id)
 
+    def start(self, timeout=None):
+        """Start the sender thread now. :returns: True."""
+        if self._max_size:
+            self._ensure_thread()
+        return True
+
     def _send_now(self, publisher_id, priority, ctxt, event_type, payload):
         notifier = self._notifier.prepare(publisher_id=publisher_id)
         getattr(notifier, priority)(ctxt, event_type, payload)

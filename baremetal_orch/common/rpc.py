@@ -16,13 +16,16 @@ API calls the in-process conductor directly (the all-in-one service).
 """
 
 from oslo_config import cfg
+from oslo_log import log
 import oslo_messaging as messaging
 
 from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import notification_process
 from baremetal_orch.common import notification_sender
 from baremetal_orch.objects import base as objects_base
 
 CONF = cfg.CONF
+LOG = log.getLogger(__name__)
 
 TOPIC = 'baremetal_orch.conductor'
 
@@ -33,6 +36,8 @@ ALLOWED_EXMODS = ['baremetal_orch.common.exception']
 _TRANSPORT = None
 _NOTIFICATION_TRANSPORT = None
 _NOTIFIER = None
+#: Whether this process runs a conductor (see start_notifications).
+_CONDUCTOR = [False]
 
 messaging.set_transport_defaults('baremetal_orch')
 
@@ -50,8 +55,7 @@ class ContextSerializer(messaging.Serializer):
         return self._base.deserialize_entity(ctxt, entity)
 
     def serialize_context(self, ctxt):
-        # The notification sender queues contexts already serialized.
-        return ctxt if isinstance(ctxt, dict) else ctxt.to_dict()
+        return ctxt.to_dict()
 
     def deserialize_context(self, ctxt):
         return orch_context.from_dict(ctxt)
@@ -97,8 +101,10 @@ def get_server(host, endpoints, topic=TOPIC):
 def get_versioned_notifier(publisher_id):
     """A notifier for versioned notifications; None when they are off.
 
-    Its priority methods queue the notification for this process's sender
-    thread (see :mod:`baremetal_orch.common.notification_sender`).
+    Its priority methods queue the notification for this process's sender:
+    a child process (:mod:`baremetal_orch.common.notification_process`) or
+    a thread (:mod:`baremetal_orch.common.notification_sender`), per
+    ``[DEFAULT]notification_sender``.
     """
     global _NOTIFIER
     if not CONF.notification_level:
@@ -109,15 +115,61 @@ def get_versioned_notifier(publisher_id):
         transport = get_notification_transport()
         driver = (None if CONF.oslo_messaging_notifications.driver
                   else 'messagingv2')
-        notifier = messaging.Notifier(
-            transport, serializer=NotificationSerializer(), driver=driver,
-            topics=CONF.versioned_notifications_topics)
-        _NOTIFIER = notification_sender.NotificationSender(
-            notifier, CONF.notification_queue_size,
-            serialize_context=lambda c: c.to_dict())
+        sender = CONF.notification_sender
+        if sender == 'auto':
+            sender = 'process' if _CONDUCTOR[0] else 'thread'
+        if sender == 'process' and CONF.notification_queue_size:
+            # A dict crosses to the child (which makes it a context
+            # again: oslo.messaging drops a context that is a dict).
+            _NOTIFIER = notification_process.ProcessNotificationSender(
+                _messaging_options(driver),
+                CONF.versioned_notifications_topics,
+                CONF.notification_queue_size,
+                serialize_context=lambda c: c.redacted_copy().to_dict())
+        else:
+            notifier = messaging.Notifier(
+                transport, serializer=NotificationSerializer(),
+                driver=driver, topics=CONF.versioned_notifications_topics)
+            # A copy: later changes to the request's context do not show.
+            _NOTIFIER = notification_sender.NotificationSender(
+                notifier, CONF.notification_queue_size,
+                serialize_context=lambda c: c.redacted_copy())
         notification_sender.register(_NOTIFIER,
                                      CONF.notification_flush_timeout)
     return _NOTIFIER.prepare(publisher_id)
+
+
+def _messaging_options(driver=None):
+    """The messaging options the notification sender process needs:
+    ``{group: {option: value}}`` (``DEFAULT`` for the default group)."""
+    options = {'DEFAULT': {'transport_url': CONF.transport_url,
+                           'control_exchange': CONF.control_exchange}}
+    for group in ('oslo_messaging_notifications', 'oslo_messaging_rabbit',
+                  'oslo_messaging_kafka'):
+        if group in CONF:
+            options[group] = {name: CONF[group][name]
+                              for name in CONF[group]}
+    if driver:
+        options['oslo_messaging_notifications']['driver'] = [driver]
+    return options
+
+
+def start_notifications(timeout=30, conductor=False):
+    """Start this process's notification sender now (services call it as
+    they start), so the first notifications do not wait for it.
+
+    :param conductor: this process runs a conductor (``auto`` then sends
+        from a child process).
+    :returns: False when the sender was not ready within ``timeout``.
+    """
+    _CONDUCTOR[0] = conductor
+    if get_versioned_notifier('-') is None:
+        return True
+    ready = _NOTIFIER.start(timeout)
+    if not ready:
+        LOG.warning('The notification sender was not ready within %s s',
+                    timeout)
+    return ready
 
 
 def flush_notifications(timeout=None):

@@ -43,6 +43,20 @@ opts = [
                     'the bus; when it is full (the bus is away) further '
                     'notifications are dropped and logged. 0 sends each '
                     'one in the thread that emits it.'),
+    cfg.StrOpt('notification_sender', default='auto',
+               choices=[('auto', 'process in conductor services (and the '
+                                 'all-in-one), thread in API processes'),
+                        ('process', 'one child process of the service '
+                                    'sends them (the service\'s own '
+                                    'interpreter does not pay for '
+                                    'publishing)'),
+                        ('thread', 'one thread of the service sends '
+                                   'them')],
+               help='What sends the queued versioned notifications, in '
+                    'the order they were emitted. A conductor publishes '
+                    'many (every node state change) while its node '
+                    'workers share one interpreter lock: a child process '
+                    'takes that work off them.'),
     cfg.FloatOpt('notification_flush_timeout', default=10.0, min=0,
                  help='Seconds a stopping service waits for its queued '
                       'notifications to be sent.'),

@@ -243,12 +243,24 @@ class NotificationBase(NotificationObject):
             return False
         if context is None:
             context = orch_context.get_admin_context()
-        # The payload is a complete snapshot: no change list on the bus.
-        self.payload.obj_reset_changes(recursive=True)
         send = getattr(notifier, self.level)
         send(context, event_type=name,
-             payload=self.payload.obj_to_primitive())
+             payload=_snapshot(self.payload.obj_to_primitive()))
         return True
+
+
+def _snapshot(primitive):
+    """A payload's primitive without its change lists: a payload is a
+    complete snapshot. (Cheaper than resetting the changes of the object
+    and its child objects before serializing it.) Only object primitives
+    are touched, never the user's dicts (driver_info...)."""
+    ns = base.BaremetalOrchObject.OBJ_SERIAL_NAMESPACE
+    if isinstance(primitive, dict) and ns + '.name' in primitive:
+        primitive.pop(ns + '.changes', None)
+        for value in (primitive.get(ns + '.data') or {}).values():
+            for item in (value if isinstance(value, list) else [value]):
+                _snapshot(item)
+    return primitive
 
 
 def notification_classes():

@@ -22,6 +22,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import rpc
 from baremetal_orch.common import service
 from baremetal_orch.conductor import manager as manager_mod
 from baremetal_orch.conductor import rpcapi
@@ -52,6 +53,8 @@ class Service:
             CONF.set_override(name, value, group=group)
         sqla_api.reset_engine()
         migration.upgrade()
+        # As the all-in-one does (when notifications are on).
+        rpc.start_notifications(conductor=True)
         self.manager = manager_mod.ConductorManager('bench')
         self.manager.init_host()
         rpcapi.set_local_manager(self.manager)

@@ -72,14 +72,15 @@ def run(size, on):
         started = time.monotonic()
         if not rpc.flush_notifications(600):
             raise RuntimeError('notifications still queued after 600 s')
-        seconds += time.monotonic() - started
+        flush = time.monotonic() - started
+        seconds += flush
     finally:
         svc.stop()
     delivered = _queue(delete=True) if on else 0
     if on and delivered < size:
         raise RuntimeError('only %d notifications reached RabbitMQ for %d '
                            'nodes' % (delivered, size))
-    return seconds, delivered
+    return seconds, delivered, flush
 
 
 def main(argv=None):
@@ -87,10 +88,13 @@ def main(argv=None):
     parser.add_argument('--mode', choices=['on', 'off'], required=True)
     parser.add_argument('--nodes', type=int, default=1000)
     args = parser.parse_args(argv)
-    seconds, delivered = run(args.nodes, args.mode == 'on')
+    seconds, delivered, flush = run(args.nodes, args.mode == 'on')
     print(json.dumps({'mode': args.mode, 'nodes': args.nodes,
                       'seconds': round(seconds, 3),
-                      'delivered': delivered}))
+                      'delivered': delivered,
+                      # Of the seconds: waiting for the queue to empty once
+                      # the action ended.
+                      'flush_seconds': round(flush, 3)}))
 
 
 if __name__ == '__main__':

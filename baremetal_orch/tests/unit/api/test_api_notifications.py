@@ -60,6 +60,16 @@ class TestBackendErrors(base.ApiTestCase):
                           'baremetal.node.console_set.error'],
                          self.node_events('console_set'))
 
+    def test_the_request_context_goes_with_them(self):
+        self.post('/v1/nodes', {'name': 'n1', 'driver': 'fake'}, status=201,
+                  headers={'X-Auth-Token': 's3cr3t-token'})
+        rpc.flush_notifications(10)
+        contexts = [c for c, _m, _p, _r in _impl_test.NOTIFICATIONS]
+        self.assertEqual(2, len(contexts))
+        for ctxt in contexts:
+            self.assertEqual('user-system_admin', ctxt['user'])
+            self.assertIsNone(ctxt.get('auth_token'))
+
     def test_unknown_failure_phase_names_the_choices(self):
         resp = self.post('/v1/nodes', {
             'name': 'n1', 'driver': 'fake',

@@ -280,13 +280,15 @@ class TestConsoleRestore(ManagerTestCase):
                       if '.console_restore.' in m['event_type'])
 
     def test_start_up_restores_own_enabled_consoles(self):
-        self.node('on', console_enabled=True, conductor='test-conductor')
-        self.node('off', console_enabled=False, conductor='test-conductor')
-        self.node('bad', console_enabled=True, conductor='test-conductor',
+        # Another host than setUp's conductor, whose own start-up restore
+        # may still be running.
+        self.node('on', console_enabled=True, conductor='starting')
+        self.node('off', console_enabled=False, conductor='starting')
+        self.node('bad', console_enabled=True, conductor='starting',
                   driver_info={'fake_fail_phase': 'console'})
         self.node('theirs', console_enabled=True, conductor='elsewhere')
         from baremetal_orch.conductor import manager
-        second = manager.ConductorManager('test-conductor')
+        second = manager.ConductorManager('starting')
         second.init_host()
         self.addCleanup(second.del_host, False)
         self.wait_for(lambda: len(self.restore_events()) == 4)

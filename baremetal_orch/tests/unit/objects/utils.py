@@ -45,6 +45,9 @@ class NotificationsFixture(fixtures.Fixture):
         CONF.set_override('driver', [self.driver],
                           group='oslo_messaging_notifications')
         CONF.set_override('notification_level', self.level)
+        # Captured in this process (the test driver).
+        CONF.set_override('notification_sender', 'thread')
+        self.addCleanup(CONF.clear_override, 'notification_sender')
         self.addCleanup(CONF.clear_override, 'driver',
                         group='oslo_messaging_notifications')
         self.addCleanup(CONF.clear_override, 'notification_level')
