@@ -79,9 +79,16 @@ def _child_main(options, topics, items, sent, ready):
     notifier = messaging.Notifier(
         transport, serializer=rpc.NotificationSerializer(), topics=topics)
     ready.set()
+    parent = os.getppid()
     try:
         while True:
-            item = items.get()
+            try:
+                item = items.get(timeout=1)
+            except queue.Empty:
+                # A service killed with SIGKILL leaves no one to stop us.
+                if os.getppid() != parent:
+                    return
+                continue
             if item == _STOP:
                 return
             publisher_id, priority, ctxt, event_type, payload = item

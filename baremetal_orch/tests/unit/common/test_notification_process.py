@@ -228,3 +228,25 @@ class TestChildMain(base.TestCase):
         self.assertEqual(('pub.h', 'baremetal.node.update.end', 'INFO'),
                          (message['publisher_id'], message['event_type'],
                           priority))
+
+    def test_ends_when_its_parent_is_gone(self):
+        import multiprocessing
+        import queue
+        import threading
+        from unittest import mock
+
+        items = queue.Queue()
+        parents = iter([1234, 1234, 1])   # then re-parented to init
+        with mock.patch.object(notification_process.os, 'getppid',
+                               autospec=True,
+                               side_effect=lambda: next(parents)):
+            thread = threading.Thread(
+                target=notification_process._child_main,
+                args=({'DEFAULT': {'transport_url': 'fake:/'},
+                       'oslo_messaging_notifications': {
+                           'driver': ['test']}},
+                      ['t'], items, multiprocessing.Value('Q', 0),
+                      threading.Event()))
+            thread.start()
+            thread.join(30)
+        self.assertFalse(thread.is_alive())
