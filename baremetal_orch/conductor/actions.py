@@ -280,7 +280,9 @@ class ActionRunner:
 
     def run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
                        phase, params):
-        if not dbapi.start_task(task_uuid, runtime_mod.FINAL_TASK_STATUSES):
+        previous = dbapi.start_task(task_uuid,
+                                    runtime_mod.FINAL_TASK_STATUSES)
+        if previous is None:
             return
         deadline = time.monotonic() + float(params.get('deadline') or 60)
         try:
@@ -288,6 +290,11 @@ class ActionRunner:
                 try:
                     with taskmanager.acquire(context, node_uuid, self.host,
                                              purpose=phase) as task:
+                        if previous == 'running' and self._task_ended(
+                                task_uuid):
+                            # Sent twice: the other copy did the work
+                            # while this one waited for the lock.
+                            return
                         self._node_phase(context, task, action_uuid, phase,
                                          params)
                         # Success is written with the lock's release.
@@ -304,6 +311,11 @@ class ActionRunner:
             dbapi.update_task(task_uuid, {
                 'status': 'failed', 'reason': str(e),
                 'finished_at': timeutils.utcnow()})
+
+    @staticmethod
+    def _task_ended(task_uuid):
+        status = dbapi.get_task_statuses([task_uuid]).get(task_uuid)
+        return status in runtime_mod.FINAL_TASK_STATUSES
 
     def _node_phase(self, context, task, action_uuid, phase, params):
         task.driver.validate(task.node)

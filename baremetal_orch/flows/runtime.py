@@ -249,14 +249,30 @@ class NodeDispatcher:
                         node.name, e)
             return None
 
-    def _resend_orphans(self, runtime, inflight, phase, params, timeout):
+    def _resend_orphans(self, runtime, inflight, phase, params, timeout,
+                        statuses=None, sent_at=None):
+        """Send again the work of nodes whose conductor is gone, and the
+        work that no conductor started within ``heartbeat_timeout`` (the
+        message was lost: a broker that restarted drops what its queues
+        held). Work sent twice is harmless: the copy that finds the task
+        running waits for the node's lock, then sees the task ended."""
         alive = set(self.rpcapi.live_hosts())
+        stale = time.monotonic() - CONF.conductor.heartbeat_timeout
+        statuses = statuses or {}
+        sent_at = sent_at if sent_at is not None else {}
         for task_uuid, (name, node, host) in list(inflight.items()):
-            if host in alive:
+            if host not in alive:
+                LOG.warning('Conductor %s of node %s is gone; sending the '
+                            '%s again', host, name, phase)
+                dbapi.update_task(task_uuid, {'status': 'pending'})
+            elif (statuses.get(task_uuid) == 'pending' and
+                    sent_at.get(task_uuid, stale) < stale):
+                LOG.warning('Conductor %s did not start the %s of node %s '
+                            'within %s s; sending it again', host, phase,
+                            name, CONF.conductor.heartbeat_timeout)
+            else:
                 continue
-            LOG.warning('Conductor %s of node %s is gone; sending the %s '
-                        'again', host, name, phase)
-            dbapi.update_task(task_uuid, {'status': 'pending'})
+            sent_at[task_uuid] = time.monotonic()
             inflight[task_uuid] = (name, node, self._send(
                 runtime, task_uuid, node, phase, params, timeout))
 
@@ -287,6 +303,7 @@ class NodeDispatcher:
             pending[i] = (pending[i][0], pending[i][1], uuid)
         pending.reverse()
         inflight = {}
+        sent_at = {}
         limit = CONF.conductor.max_concurrent_nodes
         deadline = time.monotonic() + timeout
         next_check = time.monotonic() + CONF.conductor.heartbeat_interval
@@ -297,6 +314,7 @@ class NodeDispatcher:
                 host = self._send(runtime, task_uuid, node, phase, params,
                                   timeout, alive)
                 inflight[task_uuid] = (name, node, host)
+                sent_at[task_uuid] = time.monotonic()
             if time.monotonic() > deadline:
                 for task_uuid in inflight:
                     dbapi.update_task(task_uuid, {
@@ -312,5 +330,5 @@ class NodeDispatcher:
                 next_check = time.monotonic() + \
                     CONF.conductor.heartbeat_interval
                 self._resend_orphans(runtime, inflight, phase, params,
-                                     timeout)
+                                     timeout, statuses, sent_at)
         return PhaseResults(done, False)

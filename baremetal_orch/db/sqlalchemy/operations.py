@@ -169,25 +169,27 @@ def update_task(uuid, values):
 
 
 def start_task(uuid, final_statuses):
-    """Mark a task running unless it already ended, in one UPDATE.
+    """Mark a task running unless it already ended.
 
-    :returns: False when its status is one of ``final_statuses`` (the work
-        was done already: a resent or resumed request).
+    :returns: ``'pending'`` when this call started it (one UPDATE, the
+        common case); ``'running'`` when it was running already (work sent
+        twice, or resumed: the caller checks again under the node's lock);
+        None when its status is one of ``final_statuses`` (done already).
     """
     now = timeutils.utcnow()
     with api.writer() as session:
         result = session.execute(
             sa.update(models.Task)
-            .where(models.Task.uuid == uuid,
-                   models.Task.status.not_in(list(final_statuses)))
+            .where(models.Task.uuid == uuid, models.Task.status == 'pending')
             .values(status='running', started_at=now, updated_at=now)
             .execution_options(synchronize_session=False))
         if result.rowcount == 1:
-            return True
-        if session.execute(sa.select(models.Task.id).where(
-                models.Task.uuid == uuid)).first() is None:
+            return 'pending'
+        row = session.execute(sa.select(models.Task.status).where(
+            models.Task.uuid == uuid)).first()
+        if row is None:
             raise exception.TaskNotFound(task=uuid)
-        return False
+        return None if row[0] in final_statuses else 'running'
 
 
 def get_task(uuid):

@@ -176,14 +176,17 @@ class TestTasks(base.DbTestCase):
     def test_start_task_unless_it_ended(self):
         final = ('success', 'failed')
         action = uuidutils.generate_uuid()
-        for status, started in (('pending', True), ('running', True),
-                                ('success', False), ('failed', False)):
+        for status, previous in (('pending', 'pending'),
+                                 ('running', 'running'),
+                                 ('success', None), ('failed', None)):
             uuid = dbapi.create_task({'action_uuid': action, 'kind': 'node',
                                       'name': status, 'status': status})
-            self.assertEqual(started, dbapi.start_task(uuid, final), status)
+            self.assertEqual(previous, dbapi.start_task(uuid, final),
+                             status)
             row = dbapi.get_task(uuid)
-            self.assertEqual('running' if started else status, row.status)
-            self.assertEqual(started, row.started_at is not None)
+            self.assertEqual('running' if previous else status, row.status)
+            self.assertEqual(previous == 'pending',
+                             row.started_at is not None)
         self.assertRaises(exception.TaskNotFound, dbapi.start_task,
                           uuidutils.generate_uuid(), final)
 
