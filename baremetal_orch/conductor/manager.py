@@ -59,6 +59,13 @@ class ConductorManager:
                 max_workers=CONF.conductor.workers)
             self.actions = actions.ActionRunner(self)
             self.periodics = periodics.Periodics(self)
+            # What this host's previous life left (nodes in a working
+            # state, locks) is cleared before the RPC server delivers
+            # anything: a message that waited in the queue must not start
+            # work that this recovery would then fail out from under it.
+            ctx = orch_context.get_admin_context()
+            recovery.recover_host(ctx, self.host, self.host)
+            dbapi.clear_reservations(self.host)
 
     def init_host(self):
         """Register the service and start working.
@@ -68,8 +75,6 @@ class ConductorManager:
         """
         self.prepare_host()
         ctx = orch_context.get_admin_context()
-        recovery.recover_host(ctx, self.host, self.host)
-        dbapi.clear_reservations(self.host)
         service_obj.Service.register(
             ctx, self.host, shard_key=CONF.ironic.shard_key,
             conductor_group=CONF.ironic.conductor_group)

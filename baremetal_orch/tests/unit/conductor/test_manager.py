@@ -241,6 +241,26 @@ class TestMaintenanceConsole(ManagerTestCase):
 
 class TestLifeCycle(ManagerTestCase):
 
+    def test_prepare_host_recovers_before_any_rpc(self):
+        """Before the RPC server starts: the nodes this host's previous
+        life left locked in a working state are failed out, its locks
+        released."""
+        node = self.node('cleaning-1', provision_state='cleaning',
+                         reservation='restarting')
+        idle = self.node('idle-1', reservation='restarting')
+        from baremetal_orch.conductor import manager
+        restarting = manager.ConductorManager('restarting')
+        restarting.prepare_host()
+        self.addCleanup(restarting.del_host, False)
+        got = dbapi.get_node(node.uuid)
+        self.assertEqual(('clean failed', None),
+                         (got.provision_state, got.reservation))
+        self.assertIn('conductor restarting stopped', got.last_error)
+        self.assertIsNone(dbapi.get_node(idle.uuid).reservation)
+        # Not registered yet: nobody sends it work before init_host().
+        self.assertRaises(exception.ServiceNotFound, dbapi.get_service,
+                          'restarting')
+
     def test_init_host_registers_and_clears_own_locks(self):
         svc = dbapi.get_service('test-conductor')
         self.assertIsNotNone(svc.last_seen_at)
