@@ -185,11 +185,8 @@ class ProcessNotificationSender:
                 self._queued += 1
         except queue.Full:
             self.dropped += 1
-            LOG.error('Dropped the notification %(event)s: %(size)d are '
-                      'already waiting for the message bus (%(dropped)d '
-                      'dropped so far).',
-                      {'event': event_type, 'size': self._max_size,
-                       'dropped': self.dropped})
+            notification_sender.log_dropped(event_type, self._max_size,
+                                            self.dropped)
         except Exception:
             LOG.exception('Could not hand the notification %s to the '
                           'sender process', event_type)

@@ -34,6 +34,13 @@ LOG = log.getLogger(__name__)
 _STOP = object()
 
 
+def log_dropped(event_type, size, dropped):
+    """Log a notification dropped because ``size`` already wait."""
+    LOG.error('Dropped the notification %(event)s: %(size)d are already '
+              'waiting for the message bus (%(dropped)d dropped so far).',
+              {'event': event_type, 'size': size, 'dropped': dropped})
+
+
 class PreparedSender:
     """What :meth:`oslo_messaging.Notifier.prepare` returns, queued.
 
@@ -120,11 +127,7 @@ class NotificationSender:
             self._queue.put_nowait(item)
         except queue.Full:
             self.dropped += 1
-            LOG.error('Dropped the notification %(event)s: %(size)d are '
-                      'already waiting for the message bus (%(dropped)d '
-                      'dropped so far).',
-                      {'event': event_type, 'size': self._max_size,
-                       'dropped': self.dropped})
+            log_dropped(event_type, self._max_size, self.dropped)
 
     def _run(self, items):
         while True:
