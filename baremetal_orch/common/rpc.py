@@ -37,7 +37,7 @@ _TRANSPORT = None
 _NOTIFICATION_TRANSPORT = None
 _NOTIFIER = None
 #: Whether this process runs a conductor (see start_notifications).
-_CONDUCTOR = [False]
+_CONDUCTOR = False
 
 messaging.set_transport_defaults('baremetal_orch')
 
@@ -111,13 +111,15 @@ def get_versioned_notifier(publisher_id):
         return None
     if _NOTIFIER is None:
         # A level set with no [oslo_messaging_notifications]driver means
-        # "send them": use the versioned-notification driver.
+        # "send them": use the versioned-notification driver. The transport
+        # is made in both modes: loading its driver registers the
+        # [oslo_messaging_rabbit] options the sender process is given.
         transport = get_notification_transport()
         driver = (None if CONF.oslo_messaging_notifications.driver
                   else 'messagingv2')
         sender = CONF.notification_sender
         if sender == 'auto':
-            sender = 'process' if _CONDUCTOR[0] else 'thread'
+            sender = 'process' if _CONDUCTOR else 'thread'
         if sender == 'process' and CONF.notification_queue_size:
             # A dict crosses to the child (which makes it a context
             # again: oslo.messaging drops a context that is a dict).
@@ -162,7 +164,8 @@ def start_notifications(timeout=30, conductor=False):
         from a child process).
     :returns: False when the sender was not ready within ``timeout``.
     """
-    _CONDUCTOR[0] = conductor
+    global _CONDUCTOR
+    _CONDUCTOR = conductor
     if get_versioned_notifier('-') is None:
         return True
     ready = _NOTIFIER.start(timeout)

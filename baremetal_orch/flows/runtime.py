@@ -250,7 +250,7 @@ class NodeDispatcher:
             return None
 
     def _resend_orphans(self, runtime, inflight, phase, params, timeout,
-                        statuses=None, sent_at=None):
+                        statuses, sent_at):
         """Send again the work of nodes whose conductor is gone, and the
         work that no conductor started within ``heartbeat_timeout`` (the
         message was lost: a broker that restarted drops what its queues
@@ -258,8 +258,6 @@ class NodeDispatcher:
         running waits for the node's lock, then sees the task ended."""
         alive = set(self.rpcapi.live_hosts())
         stale = time.monotonic() - CONF.conductor.heartbeat_timeout
-        statuses = statuses or {}
-        sent_at = sent_at if sent_at is not None else {}
         for task_uuid, (name, node, host) in list(inflight.items()):
             if host not in alive:
                 LOG.warning('Conductor %s of node %s is gone; sending the '

@@ -146,8 +146,8 @@ class TestChoice(base.TestCase):
         return self.rpc.get_versioned_notifier('p')._sender
 
     def conductor_sender(self):
-        self.addCleanup(self.rpc._CONDUCTOR.__setitem__, 0, False)
-        self.rpc._CONDUCTOR[0] = True
+        self.useFixture(fixtures.MockPatchObject(self.rpc, '_CONDUCTOR',
+                                                 True))
         return self.sender()
 
     def test_auto(self):
