@@ -43,7 +43,7 @@ class _JsonClient(rest_client.RestClient):
     """JSON in, JSON out; ``None`` for an empty body."""
 
     def _call(self, method, url, body=None, headers=None, expect=None,
-                 raw=False):
+              raw=False):
         if body is not None and not raw:
             body = json.dumps(body)
         resp, text = self.request(method, url, headers=headers, body=body)
@@ -86,7 +86,7 @@ class BaremetalOrchClient(_JsonClient):
 
     def list(self, collection, **params):
         return self._call('GET', self._query('/v1/%s' % collection,
-                                                params), expect=200)
+                                             params), expect=200)
 
     def show(self, collection, ident, **params):
         return self._call('GET', self._query('/v1/%s/%s' % (
@@ -94,15 +94,15 @@ class BaremetalOrchClient(_JsonClient):
 
     def create(self, collection, body, expect=201):
         return self._call('POST', '/v1/%s' % collection, body,
-                             expect=expect)
+                          expect=expect)
 
     def update(self, collection, ident, patch):
         return self._call('PATCH', '/v1/%s/%s' % (collection, ident),
-                             patch, expect=200)
+                          patch, expect=200)
 
     def delete(self, collection, ident):
         return self._call('DELETE', '/v1/%s/%s' % (collection, ident),
-                             expect=204)
+                          expect=204)
 
     # --- nodes ------------------------------------------------------------
 
@@ -112,20 +112,20 @@ class BaremetalOrchClient(_JsonClient):
 
     def set_provision_state(self, ident, target):
         return self._call('PUT', '/v1/nodes/%s/states/provision' % ident,
-                             {'target': target}, expect=202)
+                          {'target': target}, expect=202)
 
     def set_maintenance(self, ident, reason=None):
         body = {'reason': reason} if reason else {}
         return self._call('PUT', '/v1/nodes/%s/maintenance' % ident, body,
-                             expect=202)
+                          expect=202)
 
     def unset_maintenance(self, ident):
         return self._call('DELETE', '/v1/nodes/%s/maintenance' % ident,
-                             expect=202)
+                          expect=202)
 
     def filter_nodes(self, selectors):
         return self._call('POST', '/v1/nodes/filter',
-                             {'selectors': selectors}, expect=200)
+                          {'selectors': selectors}, expect=200)
 
     # --- strategies and actions -------------------------------------------
 
@@ -136,11 +136,11 @@ class BaremetalOrchClient(_JsonClient):
         headers = self.get_headers()
         headers['Content-Type'] = 'application/yaml'
         return self._call('POST', '/v1/deployment_strategies', text,
-                             headers=headers, expect=201, raw=True)
+                          headers=headers, expect=201, raw=True)
 
     def validate_strategy(self, document):
         return self._call('POST', '/v1/deployment_strategies/validate',
-                             document, expect=200)
+                          document, expect=200)
 
     def create_action(self, name, parameters=None, dry_run=False):
         """``POST /v1/actions``: 201 and the action, or 200 and the plan
@@ -149,7 +149,7 @@ class BaremetalOrchClient(_JsonClient):
         if dry_run:
             body['dry_run'] = True
         return self._call('POST', '/v1/actions', body,
-                             expect=200 if dry_run else 201)
+                          expect=200 if dry_run else 201)
 
     def show_task_tree(self, uuid):
         return self.show('tasks', uuid, tree='true')
@@ -207,7 +207,7 @@ class IronicClient(_JsonClient):
 
     def set_maintenance(self, ident):
         return self._call('PUT', '/v1/nodes/%s/maintenance' % ident,
-                             {'reason': 'tempest cleanup'}, expect=202)
+                          {'reason': 'tempest cleanup'}, expect=202)
 
     def delete_node(self, ident):
         return self._call('DELETE', '/v1/nodes/%s' % ident, expect=204)

@@ -23,9 +23,9 @@ and deleted by class cleanups, newest first.
 import time
 
 from oslo_utils import uuidutils
+from tempest import config
 from tempest.lib.common import api_version_utils
 from tempest.lib import exceptions as lib_exc
-from tempest import config
 from tempest import test
 
 CONF = config.CONF
@@ -186,8 +186,8 @@ def wait_until(predicate, timeout, interval, message):
         if value:
             return value
         if time.monotonic() > deadline:
-            raise lib_exc.TimeoutException('%s within %ss' % (message,
-                                                             timeout))
+            raise lib_exc.TimeoutException(
+                '%s within %ss' % (message, timeout))
         time.sleep(interval)
 
 

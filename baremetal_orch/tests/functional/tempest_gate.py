@@ -11,8 +11,9 @@
 #    under the License.
 """Run the in-tree tempest plugin against what DevStack would start.
 
-``tox -e tempest`` (``python -m baremetal_orch.tests.functional.tempest_gate``)
-starts, on 127.0.0.1:
+``tox -e tempest``
+(``python -m baremetal_orch.tests.functional.tempest_gate``) starts, on
+127.0.0.1:
 
 * a real Keystone (:mod:`.fixtures.keystone`) with the service user, and the
   ``baremetal-orchestration`` and ``baremetal`` services and endpoints in
@@ -23,8 +24,9 @@ starts, on 127.0.0.1:
   conductor and the API (Keystone auth) over a RabbitMQ virtual host;
 
 writes ``tempest.conf`` (dynamic credentials from Keystone's admin, secure
-RBAC scopes) and runs ``tempest run --regex '^baremetal_orch_tempest_plugin\\.'``
-with tempest from PyPI, installed in a cached virtualenv outside the clone
+RBAC scopes) and runs
+``tempest run --regex '^baremetal_orch_tempest_plugin\\.'`` with tempest
+from PyPI, installed in a cached virtualenv outside the clone
 (:mod:`.fixtures.venvs`). The plugin reaches that virtualenv through
 ``PYTHONPATH``: a directory holding the plugin package and a distribution
 record whose ``tempest.test_plugins`` entry point is the one this project's
@@ -242,8 +244,8 @@ class Deployment(fixtures.Fixture):
         """The last lines of each service's log, for a failure report."""
         out = []
         for script, proc in self.procs.items():
-            out.append('--- %s (%s) ---\n%s' % (script, proc.log.path,
-                                                 proc.log.tail(lines)))
+            out.append('--- %s (%s) ---\n%s' % (
+                script, proc.log.path, proc.log.tail(lines)))
         return '\n'.join(out)
 
 

@@ -140,7 +140,6 @@ class TestDeploySite(base.BaremetalOrchTest):
             self.assertEqual(record['node_uuid'], shown['node_uuid'])
             self.assertNotIn('token', shown.get('signal_url') or '')
 
-
     @decorators.idempotent_id('e4b2c1d0-3f5a-4e6b-8c7d-9a0b1c2d3e04')
     def test_task_tree_lists_groups_in_start_order(self):
         _, action = self.deploy()

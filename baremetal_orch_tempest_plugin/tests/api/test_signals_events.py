@@ -79,7 +79,7 @@ class TestSignalsAndEvents(base.BaremetalOrchTest):
         # A wrong token is refused, and records nothing.
         exc = self.assertRaises(lib_exc.Unauthorized, self.signal,
                                 infos[0], {'deploy_status': 'IN_PROGRESS'},
-                                token='forged')
+                                'forged')
         self.assertEqual(401, exc.resp.status)
         for info in infos:
             self.signal(info, {'deploy_status': 'IN_PROGRESS',

@@ -155,10 +155,11 @@ SCRIPT = textwrap.dedent('''\
     echo "%(name)s $*" >> "$TMP/calls.log"
     case "$*" in
         *"service list")
-            echo "+--------+--------------------------+-------+"
-            echo "| Host   | Binary                   | Shard key | Conductor group | Alive | Forced down |"
-            echo "| devbox | baremetal-orch-api       |           |                 | True  | False       |"
-            echo "| devbox | baremetal-orch-conductor |           |                 | ${STUB_CONDUCTOR_ALIVE:-True} | False |"
+            alive=${STUB_CONDUCTOR_ALIVE:-True}
+            echo "+------+--------------------------+----+----+-------+"
+            echo "| Host | Binary                   | SK | CG | Alive |"
+            echo "| dev  | baremetal-orch-api       |    |    | True  |"
+            echo "| dev  | baremetal-orch-conductor |    |    | $alive |"
             ;;
     esac
 ''')
