@@ -49,6 +49,7 @@ cli_opts = [
                      'status is 0 when it succeeded, 1 otherwise.'),
 ]
 
+
 def _embedded_defaults():
     """The embedded default: no broker, no Keystone, loopback, and the
     sqlite database every command finds without configuration."""
