@@ -145,11 +145,6 @@ class TestDeploySite(base.BaremetalOrchTest):
         _, action = self.deploy()
         self.assertEqual(['control', 'compute'], action['report']['order'])
         _, tree = self.admin.show_task_tree(action['task_uuid'])
-        started = [t['name'] for t in tree['subtasks']]
-        # Known defect: the tree lists the groups in document order, not in
-        # the order they started (DESIGN.md section 4). An expected failure:
-        # once fixed, it reports an unexpected success; then make this an
-        # assertEqual.
-        self.expectFailure(
-            'the task tree lists groups in document order',
-            self.assertEqual, action['report']['order'], started)
+        # Groups in the order they started, as the report has them.
+        self.assertEqual(action['report']['order'],
+                         [t['name'] for t in tree['subtasks']])
