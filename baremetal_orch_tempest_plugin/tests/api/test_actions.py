@@ -148,3 +148,22 @@ class TestDeploySite(base.BaremetalOrchTest):
         # Groups in the order they started, as the report has them.
         self.assertEqual(action['report']['order'],
                          [t['name'] for t in tree['subtasks']])
+
+    @decorators.idempotent_id('e4b2c1d0-3f5a-4e6b-8c7d-9a0b1c2d3e05')
+    def test_action_lifecycle_events(self):
+        _, action = self.deploy()
+        _, body = self.admin.list('events', action_uuid=action['uuid'],
+                                  limit=1000)
+        events = body['events']
+        self.assertEqual({action['uuid']},
+                         {e['action_uuid'] for e in events})
+        types = [e['event_type'] for e in events]
+        self.assertEqual(1, types.count('action.started'))
+        self.assertEqual(1, types.count('action.finished'))
+        self.assertEqual(2, types.count('group.started'))
+        self.assertEqual(2, types.count('group.finished'))
+        self.assertNotIn('node.failed', types)
+        finished = [e for e in events if e['event_type'] == 'action.finished']
+        self.assertEqual(('complete', 'success'),
+                         (finished[0]['details']['state'],
+                          finished[0]['details']['result']))

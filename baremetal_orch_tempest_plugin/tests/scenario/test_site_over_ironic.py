@@ -145,3 +145,9 @@ class TestSiteOverIronic(base.BaremetalOrchTest):
             self.assertIn(inode['uuid'], by_node)
         for inode in self.ironic_nodes['storage']:
             self.assertNotIn(inode['uuid'], by_node)
+        # The events name the failed node, and no other.
+        _, body = self.admin.list('events', action_uuid=action['uuid'],
+                                  limit=1000)
+        failed = {e['resource_uuid'] for e in body['events']
+                  if e['event_type'] == 'node.failed'}
+        self.assertEqual({self.broken['uuid']}, failed)
