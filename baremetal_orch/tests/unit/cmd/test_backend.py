@@ -115,6 +115,13 @@ class TestServerBackend(base.TestCase):
         ])
         self.assertEqual(THREADING, self.probe(entry))
 
+    def test_benchmarks(self):
+        # python -m tools.benchmarks.<name>, from the repository's root.
+        root = os.path.dirname(SETUP_CFG)
+        self.assertEqual(THREADING, self.probe(
+            'import sys; sys.path.insert(0, %r)\n'
+            'import tools.benchmarks.harness' % os.path.abspath(root)))
+
     def test_tests(self):
         self.assertEqual(THREADING,
                          self.probe('import baremetal_orch.tests'))
