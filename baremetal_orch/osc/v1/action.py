@@ -11,14 +11,18 @@
 #    under the License.
 """``openstack baremetal orch action ...``: site and label actions."""
 
+import logging
 import sys
 
 from osc_lib.command import command
 from osc_lib import exceptions
 
+from baremetal_orch.osc import client as client_mod
 from baremetal_orch.osc import common
 from baremetal_orch.osc import progress
 from baremetal_orch.osc import report as report_mod
+
+LOG = logging.getLogger(__name__)
 
 NAMES = ('deploy_site', 'update_site', 'update_labels')
 SITE_ACTIONS = ('deploy_site', 'update_site')
@@ -45,13 +49,18 @@ def show_action(action):
 
 def report_output(api, action):
     """(columns, rows) of an action's report, with the reasons of the
-    nodes that failed (from its task tree)."""
+    nodes that failed (from its task tree, when it can be read)."""
     report = action.get('report')
     reasons = None
     if action.get('name') in SITE_ACTIONS and action.get('task_uuid') and (
             report or {}).get('groups'):
-        reasons = report_mod.node_reasons(api.get(
-            'tasks/%s' % action['task_uuid'], params={'tree': 'true'}))
+        try:
+            reasons = report_mod.node_reasons(api.get(
+                'tasks/%s' % action['task_uuid'], params={'tree': 'true'}))
+        except client_mod.ApiError as e:
+            LOG.warning('The task tree of action %s cannot be read, the '
+                        'report goes without the reasons of failed nodes: '
+                        '%s', action.get('uuid'), e)
     return report_mod.report_rows(report, reasons)
 
 

@@ -20,6 +20,7 @@ import fixtures
 from osc_lib import exceptions
 import yaml
 
+from baremetal_orch.osc import client
 from baremetal_orch.osc.v1 import action
 from baremetal_orch.osc.v1 import chassis
 from baremetal_orch.osc.v1 import deployment
@@ -378,6 +379,22 @@ class TestShowAction(base.TestCase):
         self.assertEqual(
             ['ntp01', 'mon01', 'mon02', 'cmp01', 'ctl01', 'ctl01'],
             [r['Node'] for r in rows if r['Node']])
+
+    def test_report_without_the_task_tree(self):
+        doc = dict(site_action('failed', 'failed', test_report.SITE_REPORT),
+                   task_uuid=U2)
+        api = fakes.FakeClient({
+            ('GET', 'actions/%s' % U1): doc,
+            ('GET', 'tasks/%s' % U2): client.ApiError(
+                403, detail='Access was denied to this resource.')})
+        logs = self.useFixture(fixtures.FakeLogger())
+        _status, app, _api = fakes.run(action.ShowAction,
+                                       [U1, '--report', '-f', 'json'], api)
+        rows = json.loads(app.stdout.getvalue())
+        self.assertEqual(('ntp01', 'failure', None),
+                         (rows[1]['Node'], rows[1]['Status'],
+                          rows[1]['Reason']))
+        self.assertIn('Access was denied', logs.output)
 
     def test_labels_report_json(self):
         labels = {'uuid': U1, 'name': 'update_labels', 'state': 'failed',
