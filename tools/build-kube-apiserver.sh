@@ -30,8 +30,9 @@
 # The system's apt configuration is left alone: the deb-src entries, package
 # lists and downloads live in <cache>/apt (apt-get runs with private
 # Dir:: options), and the packages are unpacked with dpkg -x, not installed.
-# Needs: apt-get, dpkg-source, make, flock; and root or write access to the
-# cache (apt's sandbox user is not used for the private directories).
+# Needs apt-get, and dpkg-dev, make and flock, which it installs when they
+# are missing (as root); and write access to the cache (apt's sandbox user
+# is not used for the private directories).
 #
 # Usage: tools/build-kube-apiserver.sh     prints the cache directory on
 #                                          success; exits non-zero, saying
@@ -65,10 +66,20 @@ if complete; then
     exit 0
 fi
 
-for tool in apt-get dpkg-source dpkg make flock; do
-    command -v "$tool" >/dev/null 2>&1 ||
-        die "$tool is not installed (needs a Debian system with dpkg-dev and make)"
-done
+command -v apt-get >/dev/null 2>&1 ||
+    die "apt-get is missing: kube-apiserver is built from Debian's packages"
+missing=""
+command -v dpkg-source >/dev/null 2>&1 || missing="$missing dpkg-dev"
+command -v make >/dev/null 2>&1 || missing="$missing make"
+command -v flock >/dev/null 2>&1 || missing="$missing util-linux"
+if [ -n "$missing" ]; then
+    [ "$(id -u)" = 0 ] || die "missing Debian packages:$missing (install them as root)"
+    say "installing$missing"
+    # shellcheck disable=SC2086
+    { apt-get -q update && DEBIAN_FRONTEND=noninteractive \
+          apt-get -q install -y --no-install-recommends $missing; } \
+        >&2 || die "could not install$missing"
+fi
 
 exec 9>"$CACHE/.lock"
 say "waiting for the build lock $CACHE/.lock"

@@ -25,8 +25,9 @@ signal URL included) to ``<dir>/<node uuid>.json``, readable by its owner
 only, where a test plays the node's agent::
 
     {"uuid": "<node uuid>", "name": "<node name>",
-     "instance_info": {"deploy_signal_id": "http://.../v1/signals/<uuid>?token=...",
-                       "deploy_signal_verb": "POST", ...}}
+     "instance_info": {
+         "deploy_signal_id": "http://.../v1/signals/<uuid>?token=...",
+         "deploy_signal_verb": "POST", ...}}
 """
 
 import json

@@ -20,7 +20,11 @@ driver did: the Node's labels, its ``resourceVersion`` and the API
 server's audit log.
 """
 
+import os
+
+import fixtures
 from kubernetes import client as k8s_client
+import testtools
 
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import kubernetes
@@ -187,3 +191,24 @@ class TestLabelsOnKubernetes(base.FunctionalTestCase):
                           % self.kube.port, reason)
         # The service itself is unharmed.
         self.assertEqual(200, self.client.get('/v1/nodes').status_code)
+
+
+class TestKubeFixtureFailure(base.FunctionalTestCase):
+    """A build that cannot run fails the tests with its reason (no skip)."""
+
+    def test_build_failure_is_an_error(self):
+        root = self.log_dir
+        os.makedirs(os.path.join(root, 'tools'))
+        with open(os.path.join(root, 'tools',
+                               'build-kube-apiserver.sh'), 'w') as f:
+            f.write('echo "E: Unable to find a source package for '
+                    'kubernetes" >&2\nexit 1\n')
+        self.useFixture(fixtures.MonkeyPatch(
+            'baremetal_orch.tests.functional.fixtures.kubernetes.repo_root',
+            lambda: root))
+        fixture = kubernetes.KubeAPIServer()
+        e = self.assertRaises(testtools.MultipleExceptions, fixture.setUp)
+        self.assertIs(kubernetes.KubeError, e.args[0][0])
+        text = str(e.args[0][1])
+        self.assertIn('kube-apiserver could not be built', text)
+        self.assertIn('Unable to find a source package for kubernetes', text)

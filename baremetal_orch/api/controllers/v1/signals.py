@@ -184,8 +184,8 @@ class SignalsController(rest.RestController):
             raise exception.DeploymentNotFound(deployment='(none)')
         record = _get_record(uuid)
         token, reason = request_token(request)
-        if token is not None and not deployments.token_matches(record,
-                                                                 token):
+        if token is not None and not deployments.token_matches(
+                record, token):
             reason = 'the token does not match'
         if reason is not None:
             refused(uuid, reason)

@@ -216,6 +216,13 @@ class TestSignalApi(SignalTestMixin, base.ApiTestCase):
                           'deployment.signal.failed'],
                          [e['event_type'] for e in self.events()])
 
+    def test_put_is_a_signal(self):
+        # What heat-config-notify sends for deploy_signal_verb PUT.
+        resp = self.signal(self.path, {'deploy_status_code': 0}, self.token,
+                           method='put')
+        self.assertEqual(200, resp.status_int, resp.text)
+        self.assertEqual('COMPLETE', self.row().status)
+
     def test_query_and_header_tokens(self):
         ok = '%s?token=%s' % (self.path, self.token)
         forged = '%s?token=forged' % self.path
