@@ -15,6 +15,7 @@ import configparser
 import json
 import os
 import time
+import urllib.parse
 
 import requests
 
@@ -131,6 +132,12 @@ def agent_info(configdrive_dir, node_uuid):
         return None
     with open(path) as f:
         return json.load(f)['instance_info']
+
+
+def signal_token(info):
+    """The token in the query of the pre-signed ``deploy_signal_id``."""
+    query = urllib.parse.urlparse(info['deploy_signal_id']).query
+    return urllib.parse.parse_qs(query)['token'][0]
 
 
 def start_all_in_one(test, **extra):
