@@ -25,13 +25,15 @@ measures, printing one JSON object:
   (heat-agents 13.0.0) sending a node's final signal, from process start to
   exit (its interpreter start-up and imports included): median over the
   nodes;
-* ``final_to_action_end_ms``: from the 200 of the last node's final signal
-  to the action reported ``complete``.
+* ``last_agent_exit_to_action_end_ms``: from the exit of the last node's
+  agent (its final signal answered 200) to the action reported
+  ``complete`` (the waiting deploy polls its record every 0.1 s).
 """
 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -65,7 +67,9 @@ def run(nodes, repeat):
         tmp, port, 'sqlite:///%s' % os.path.join(tmp, 'aio.sqlite'),
         DEFAULT={'host': 'bench', 'rpc_transport': 'none',
                  'log_file': os.path.join(tmp, 'aio.log')},
-        conductor={'signal_timeout': 600},
+        # A node waiting for its final signal holds a worker.
+        conductor={'signal_timeout': 600, 'workers': nodes + 4,
+                   'max_concurrent_nodes': nodes},
         fake_driver={'configdrive_dir': drive}))
     proc = subprocess.Popen(
         [os.path.join(os.path.dirname(sys.executable), 'baremetal-orch'),
@@ -81,6 +85,7 @@ def run(nodes, repeat):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _answers(client):
@@ -156,14 +161,14 @@ def _measure(client, drive, tmp, nodes, repeat):
                         'p95': round(http[int(len(http) * 0.95) - 1], 2)},
             'stock_agent_ms': {'median': round(statistics.median(stock), 1),
                                'max': round(max(stock), 1)},
-            'final_to_action_end_ms': round(final_to_end, 1),
+            'last_agent_exit_to_action_end_ms': round(final_to_end, 1),
             'note': 'all-in-one on sqlite, one client on 127.0.0.1; '
                     'stock_agent_ms includes its interpreter start-up'}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser()
-    parser.add_argument('--nodes', type=int, default=20)
+    parser.add_argument('--nodes', type=int, default=16)
     parser.add_argument('--repeat', type=int, default=10)
     args = parser.parse_args(argv)
     print(json.dumps(run(args.nodes, args.repeat)))
