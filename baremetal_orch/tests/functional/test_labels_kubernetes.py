@@ -47,6 +47,13 @@ PROTECTED = {'kubernetes.io/hostname': 'k1',
 
 class TestLabelsOnKubernetes(base.FunctionalTestCase):
 
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        # A first build takes minutes: here, outside the per-test timeout
+        # (or waiting for the one .ci/run started). Fails with its reason.
+        kubernetes.ensure_binaries()
+
     def setUp(self):
         super().setUp()
         self.kube = self.useFixture(kubernetes.KubeAPIServer())
