@@ -139,6 +139,8 @@ def _deployment_of(request):
 
 
 def refused(uuid, reason):
+    if not uuidutils.is_uuid_like(uuid):
+        uuid = repr(uuid[:64])  # whatever the path held: one quoted line
     LOG.warning('Refused a signal for deployment %(uuid)s: %(reason)s',
                 {'uuid': uuid, 'reason': reason})
 

@@ -270,6 +270,10 @@ class TestSignalApi(SignalTestMixin, base.ApiTestCase):
         self.assertIn('the token does not match', lines[1])
         self.assertIn("'DONE' is not one of", lines[2])
         self.assertIn('already received its final signal', lines[3])
+        # What is not a UUID is logged quoted, on its one line.
+        self.signal('/v1/signals/x%0Aforged-line', {})
+        self.assertIn("Refused a signal for deployment 'x\\nforged-line'",
+                      logger.output.splitlines()[4])
 
     def test_the_access_log_masks_the_token(self):
         logger = self.useFixture(fixtures.FakeLogger(
