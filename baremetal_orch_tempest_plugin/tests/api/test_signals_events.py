@@ -19,6 +19,7 @@ node's agent, so they run only on the conductor's host
 
 import json
 import os
+from urllib import parse
 
 from tempest import config
 from tempest.lib import decorators
@@ -61,13 +62,19 @@ class TestSignalsAndEvents(base.BaremetalOrchTest):
                                CONF.baremetal_orch.build_interval,
                                'no config drive for %s' % node['name'])
 
-    def signal(self, info, body, token=None):
-        headers = self.admin.get_headers()
-        headers['X-Signal-Token'] = (info['deploy_signal_token']
-                                     if token is None else token)
-        return self.admin._call(
-            'POST', '/v1/signals/%s' % info['deployment_uuid'], body,
-            headers=headers, expect=200)
+    def signal(self, url, body, expect=200):
+        """POST a signal as a stock heat-config agent does: to the
+        pre-signed URL (the token in its query), a content-type header and
+        no Keystone token."""
+        resp, text = self.admin.raw_request(
+            url, 'POST', headers={'Content-Type': 'application/json'},
+            body=json.dumps(body))
+        self.assertEqual(expect, resp.status, text)
+
+    @staticmethod
+    def token(info):
+        query = parse.urlparse(info['deploy_signal_id']).query
+        return parse.parse_qs(query)['token'][0]
 
     @decorators.idempotent_id('9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b01')
     def test_agent_signals_end_the_deploy(self):
@@ -75,15 +82,24 @@ class TestSignalsAndEvents(base.BaremetalOrchTest):
             'deploy_site', {'deployment_strategy': self.strategy})
         infos = [self.agent_info(n) for n in self.nodes]
         for info in infos:
-            self.assertEqual('true', str(info['deploy_status_aware']).lower())
-        # A wrong token is refused, and records nothing.
-        exc = self.assertRaises(lib_exc.Unauthorized, self.signal,
-                                infos[0], {'deploy_status': 'IN_PROGRESS'},
-                                'forged')
-        self.assertEqual(401, exc.resp.status)
+            # Heat's input names, as strings.
+            self.assertEqual(('true', 'POST', 'CFN_SIGNAL'),
+                             (info['deploy_status_aware'],
+                              info['deploy_signal_verb'],
+                              info['deploy_signal_transport']))
+        # A wrong token is refused, in the URL or in X-Signal-Token.
+        url = infos[0]['deploy_signal_id']
+        self.signal(url.split('?')[0] + '?token=forged',
+                    {'deploy_status': 'IN_PROGRESS'}, expect=401)
+        headers = self.admin.get_headers()
+        headers['X-Signal-Token'] = 'forged'
+        self.assertRaises(lib_exc.Unauthorized, self.admin._call, 'POST',
+                          '/v1/signals/%s' % infos[0]['deployment_uuid'],
+                          {'deploy_status': 'IN_PROGRESS'}, headers=headers)
         for info in infos:
-            self.signal(info, {'deploy_status': 'IN_PROGRESS',
-                               'deploy_status_reason': 'configuring'})
+            self.signal(info['deploy_signal_id'],
+                        {'deploy_status': 'IN_PROGRESS',
+                         'deploy_status_reason': 'configuring'})
         _, body = self.admin.list('events', action_uuid=action['uuid'])
         progress = [e for e in body['events']
                     if e['event_type'] == 'deployment.signal.in_progress']
@@ -93,8 +109,9 @@ class TestSignalsAndEvents(base.BaremetalOrchTest):
             'actions', action['uuid'])[1]['state'])
         # A stock heat-config agent: one final signal, status code 0.
         for info in infos:
-            self.signal(info, {'deploy_stdout': 'configured',
-                               'deploy_status_code': 0})
+            self.signal(info['deploy_signal_id'],
+                        {'deploy_stdout': 'configured',
+                         'deploy_status_code': 0})
         action = self.admin.wait_for_action(action['uuid'])
         self.assertEqual(('complete', 'success'),
                          (action['state'], action['result']),
@@ -105,12 +122,11 @@ class TestSignalsAndEvents(base.BaremetalOrchTest):
             [(r['status'], r['deploy_stdout'], r['deploy_status_code'])
              for r in body['deployments']])
         # A signal after the final one is a conflict.
-        self.assertRaises(lib_exc.Conflict, self.signal, infos[0],
-                          {'deploy_status': 'IN_PROGRESS'})
+        self.signal(infos[0]['deploy_signal_id'],
+                    {'deploy_status': 'IN_PROGRESS'}, expect=409)
         _, body = self.admin.list('events', resource_uuid=self.nodes[0][
             'uuid'], action_uuid=action['uuid'])
         self.assertIn('deployment.signal.complete',
                       [e['event_type'] for e in body['events']])
         for event in body['events']:
-            self.assertNotIn(infos[0]['deploy_signal_token'],
-                             json.dumps(event))
+            self.assertNotIn(self.token(infos[0]), json.dumps(event))
