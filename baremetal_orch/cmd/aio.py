@@ -27,8 +27,8 @@ from baremetal_orch.common import exception
 from baremetal_orch.common import wsgi_server
 from baremetal_orch.conductor import manager as manager_mod
 from baremetal_orch.conductor import rpcapi
+from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
-from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch import demo
 from baremetal_orch.notifications import notifier
 from baremetal_orch import service
@@ -85,7 +85,7 @@ def main(argv=None):
             server.start()
             try:
                 status = demo.run(endpoint, CONF.site_dir, CONF.failure,
-                                  database=sqla_api.masked_url())
+                                  database=dbapi.masked_url())
             except demo.FreshDatabaseNeeded as e:
                 print(e, file=sys.stderr, flush=True)
                 return 2
