@@ -227,3 +227,26 @@ def check_uuid(value, what):
         raise exception.InvalidParameterValue(
             reason='%s must be a UUID, not %r' % (what, value))
     return value
+
+
+def record_list(name, params, list_func, to_dict, fields, sort_keys,
+                filters=(), uuid_filters=()):
+    """The answer of a list call over records (events, deployments...).
+
+    Checks the query (paging, sorting, ``fields``, the filters, the filters
+    that must be UUIDs), lists with ``list_func(filters, limit, marker,
+    sort_key, sort_dir)`` and pages the documents ``to_dict(record,
+    fields)`` make.
+    """
+    check_query(params, LIST_PARAMS + tuple(filters))
+    limit, marker, sort_key, sort_dir = list_params(
+        params.get('limit'), params.get('marker'), params.get('sort_key'),
+        params.get('sort_dir'), sort_keys)
+    wanted = fields_param(params.get('fields'), fields)
+    given = {k: params[k] for k in filters if k in params}
+    for key in uuid_filters:
+        if key in given:
+            check_uuid(given[key], key)
+    records = list_func(given, limit, marker, sort_key, sort_dir)
+    return collection(name, [to_dict(r, wanted) for r in records], limit,
+                      marker=records[-1].uuid if records else None)

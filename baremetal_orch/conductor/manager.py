@@ -19,16 +19,20 @@ import oslo_messaging as messaging
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
-from baremetal_orch.conductor import actions
+from baremetal_orch.conductor import admission
+from baremetal_orch.conductor import node_work
 from baremetal_orch.conductor import periodics
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.conductor import recovery
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.flows import dispatcher
+from baremetal_orch.flows import engine
 from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import sync as ironic_sync
 from baremetal_orch.notifications import notify
+from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import node as node_obj
 from baremetal_orch.objects import service as service_obj
 
@@ -39,7 +43,9 @@ LOG = log.getLogger(__name__)
 class ConductorManager:
     """The methods the API and other conductors call over RPC."""
 
-    RPC_API_VERSION = '1.0'
+    # Version 1.0: Initial version
+    # Version 1.1: admit_action (start_action kept for 1.0 callers)
+    RPC_API_VERSION = '1.1'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None):
@@ -47,6 +53,7 @@ class ConductorManager:
         self.executor = None
         self.periodics = None
         self.actions = None
+        self.node_work = None
         self.ironic_sync = None
 
     # Life cycle ------------------------------------------------------------
@@ -57,7 +64,9 @@ class ConductorManager:
         if self.executor is None:
             self.executor = futurist.ThreadPoolExecutor(
                 max_workers=CONF.conductor.workers)
-            self.actions = actions.ActionRunner(self)
+            self.actions = engine.ActionEngines(
+                self.host, dispatcher.NodeDispatcher(rpcapi.ConductorAPI()))
+            self.node_work = node_work.NodeWork(self.host)
             self.periodics = periodics.Periodics(self)
             # What this host's previous life left (nodes in a working
             # state, locks) is cleared before the RPC server delivers
@@ -195,13 +204,30 @@ class ConductorManager:
 
     # Actions ---------------------------------------------------------------
 
+    def admit_action(self, context, uuid, name, parameters, dry_run=False):
+        """POST /v1/actions: check, create and start an action.
+
+        :returns: the Action, or ``{"plan": ...}`` for a dry run.
+        """
+        if dry_run:
+            if name == action_obj.UPDATE_LABELS:
+                raise exception.InvalidAction(
+                    reason='dry_run is only supported by site actions')
+            return {'plan': admission.plan(parameters)}
+        admitted = admission.admit(context, uuid, name, parameters,
+                                   self.host)
+        self.actions.start(context, admitted.action, site=admitted.site)
+        return admitted.action
+
     def start_action(self, context, action_uuid):
-        """Take an action created by the API and run it."""
-        self.actions.start(context, action_uuid)
+        """Run a pending action an API of RPC version 1.0 created."""
+        action = action_obj.Action.get(context, action_uuid)
+        if action.state == action_obj.PENDING:
+            self.actions.start(context, action)
 
     def run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
                        phase, params=None):
         """Prepare or deploy one node of an action (cast by the action's
         conductor to the node's owner); the outcome goes to the task row."""
-        self._spawn(self.actions.run_node_phase, context, action_uuid,
+        self._spawn(self.node_work.run_node_phase, context, action_uuid,
                     task_uuid, node_uuid, phase, params or {})

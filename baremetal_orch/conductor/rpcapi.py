@@ -85,7 +85,9 @@ def pick_host(key, hosts=None, shard=None):
 class ConductorAPI:
     """The API's (and other conductors') handle on the conductors."""
 
-    RPC_API_VERSION = '1.0'
+    # Version 1.0: Initial version
+    # Version 1.1: admit_action
+    RPC_API_VERSION = '1.1'
 
     def __init__(self):
         self._client = None
@@ -99,12 +101,15 @@ class ConductorAPI:
             raise exception.NoConductorAvailable(what='this request')
         return manager
 
-    def _call(self, context, host, method, **kwargs):
+    def _call(self, context, host, method, version=None, **kwargs):
         if self._client is None:
             return getattr(self._local(), method)(context, **kwargs)
+        target = {'server': host, 'retry': CALL_RETRY}
+        if version:
+            target['version'] = version
         try:
-            return self._client.prepare(server=host, retry=CALL_RETRY).call(
-                context, method, **kwargs)
+            return self._client.prepare(**target).call(context, method,
+                                                       **kwargs)
         except _UNREACHABLE as e:
             if isinstance(e, messaging.RemoteError):
                 raise
@@ -155,6 +160,13 @@ class ConductorAPI:
     def set_console(self, context, node, enabled):
         return self._call(context, self.host_for_node(node), 'set_console',
                           node_uuid=node.uuid, enabled=enabled)
+
+    def admit_action(self, context, uuid, name, parameters, dry_run=False):
+        """Have a live conductor check, create and start an action (or
+        plan it); returns the Action, or ``{"plan": ...}``."""
+        return self._call(context, pick_host(uuid), 'admit_action',
+                          version='1.1', uuid=uuid, name=name,
+                          parameters=parameters, dry_run=dry_run)
 
     def start_action(self, context, action_uuid, host):
         return self._call(context, host, 'start_action',

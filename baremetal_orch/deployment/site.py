@@ -183,6 +183,10 @@ class SiteDeployment:
             raise exception.InvalidParameterValue(
                 reason='unknown group %s' % group)
 
+    def node_names(self):
+        """Every node of the action (of any group), sorted."""
+        return sorted(self._tracker.statuses())
+
     def nodes(self, group):
         """The full node set of ``group``, sorted."""
         self._state(group)

@@ -9,30 +9,31 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""update_labels: a targeted action relabelling Kubernetes nodes (seed 001).
+"""update_labels: a targeted action relabelling Kubernetes nodes.
 
 One atom per target node in an unordered taskflow flow, persisted like the
 site flows. A node that fails is reported and the others keep their new
 labels (partial update, no rollback); the action fails when any node
 failed. A targeted action never marks the site as deployed.
+
+The atoms get the action (:class:`LabelsRuntime`) through taskflow's
+storage, as the transient value ``runtime``; :func:`begin`,
+:func:`restore` and :func:`finish` are this kind of action's part of
+:mod:`baremetal_orch.flows.engine`.
 """
 
 import concurrent.futures
-import contextlib
 import threading
 
 from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
-from taskflow import engines
 from taskflow.patterns import unordered_flow
-from taskflow.persistence import models as tf_models
 from taskflow import task
 
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.drivers import labels as label_drivers
-from baremetal_orch.flows import persistence
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
@@ -43,7 +44,6 @@ LOG = log.getLogger(__name__)
 
 _DRIVER = None
 _DRIVER_LOCK = threading.Lock()
-_CONTEXTS = {}
 
 
 def get_driver():
@@ -63,6 +63,15 @@ def wanted_labels(node):
     return labels_mod.full_label_set(node.labels or {}, generated)
 
 
+class LabelsRuntime:
+    """What the atoms of an update_labels action need."""
+
+    def __init__(self, context, action):
+        self.context = context
+        self.action = action
+        self.action_uuid = action.uuid
+
+
 class RelabelNode(task.Task):
     """Apply the full label set of one node; returns True or False."""
 
@@ -71,8 +80,8 @@ class RelabelNode(task.Task):
         self.task_uuid = task_uuid
         super().__init__(name='relabel:%s' % node_uuid)
 
-    def execute(self, action_uuid):
-        context, action = _CONTEXTS[action_uuid]
+    def execute(self, runtime):
+        context, action = runtime.context, runtime.action
         dbapi.update_task(self.task_uuid, {'status': 'running',
                                            'started_at': timeutils.utcnow()})
         node = node_obj.Node.get(context, self.node_uuid)
@@ -110,7 +119,18 @@ def flow_factory(action_uuid, targets):
     return flow
 
 
-def start(runner, context, action):
+def factory_args(runtime):
+    return [runtime.action_uuid, runtime.action.progress['targets']]
+
+
+def executor(runtime):
+    return concurrent.futures.ThreadPoolExecutor(
+        max_workers=CONF.conductor.max_concurrent_nodes,
+        thread_name_prefix='labels')
+
+
+def begin(context, action, host, dispatcher, site=None):
+    """Start a pending update_labels action: one task per target node."""
     nodes = [node_obj.Node.get(context, ident)
              for ident in action.parameters['target_nodes']]
     now = timeutils.utcnow()
@@ -124,66 +144,22 @@ def start(runner, context, action):
     action.state = action_obj.RUNNING
     action.task_uuid = root
     action.started_at = now
-    action.conductor = runner.host
-    action.progress = {'targets': targets}
+    action.conductor = host
+    action.progress = dict(action.progress or {}, targets=targets)
     action.save()
     event_obj.action_started(action, nodes=len(targets))
     notify.action(context, action, 'start')
-    book = tf_models.LogBook(action.uuid, uuid=action.uuid)
-    executor = _executor()
-    engine = engines.load_from_factory(
-        flow_factory, factory_args=[action.uuid, targets],
-        store={'action_uuid': action.uuid},
-        backend=persistence.get_backend(), book=book, engine='parallel',
-        executor=executor)
-    _launch(runner, context, action, engine, executor)
+    return LabelsRuntime(context, action)
 
 
-def resume(runner, context, action):
-    backend = persistence.get_backend()
-    with contextlib.closing(backend.get_connection()) as conn:
-        book = conn.get_logbook(action.uuid)
-    executor = _executor()
-    engine = engines.load_from_detail(next(iter(book)), backend=backend,
-                                      engine='parallel', executor=executor)
-    _launch(runner, context, action, engine, executor)
+def restore(context, action, dispatcher):
+    return LabelsRuntime(context, action)
 
 
-def _executor():
-    return concurrent.futures.ThreadPoolExecutor(
-        max_workers=CONF.conductor.max_concurrent_nodes,
-        thread_name_prefix='labels')
-
-
-def _launch(runner, context, action, engine, executor):
-    _CONTEXTS[action.uuid] = (context, action)
-
-    def run():
-        error = None
-        try:
-            engine.run()
-        except Exception as e:
-            LOG.exception('update_labels action %s failed', action.uuid)
-            error = e
-        finally:
-            try:
-                _finish(context, action.uuid, error)
-            finally:
-                _CONTEXTS.pop(action.uuid, None)
-                executor.shutdown(wait=False)
-                with runner._lock:
-                    runner._threads.pop(action.uuid, None)
-
-    thread = threading.Thread(target=run, daemon=True,
-                              name='labels-%s' % action.uuid)
-    with runner._lock:
-        runner._threads[action.uuid] = thread
-    thread.start()
-
-
-def _finish(context, action_uuid, error):
-    action = action_obj.Action.get(context, action_uuid)
-    rows = [r for r in dbapi.list_tasks(action_uuid=action_uuid, kind='node')]
+def finish(runtime, error=None):
+    context = runtime.context
+    action = action_obj.Action.get(context, runtime.action_uuid)
+    rows = dbapi.list_tasks(action_uuid=action.uuid, kind='node')
     relabeled = sorted(r.name for r in rows if r.status == 'success')
     failed = {r.name: r.reason for r in rows if r.status != 'success'}
     ok = not failed and error is None

@@ -9,26 +9,43 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""deploy_site and update_site as a taskflow graph flow (seed 000).
+"""deploy_site and update_site as a taskflow graph flow.
 
-One linear sub-flow per group — prepare, check the criteria, deploy, check
-the criteria — linked by the groups' ``depends_on``. A link carries a
-decider: a group whose dependency failed is never attempted (its sub-flow is
-ignored, nothing is reverted) and the rules of
-:mod:`baremetal_orch.deployment.site` record it as ``dependency_failed``.
+Each group is a chain of four atoms -- prepare, check the criteria,
+deploy, check the criteria -- and the groups' ``depends_on`` link the last
+atom of a dependency to the first atom of the group it holds back. Each
+such link carries a decider: a group whose dependency did not succeed is
+never attempted (taskflow ignores its atoms and those of the groups after
+it, nothing is reverted) and :meth:`SiteRuntime.skip_blocked` records it
+as ``dependency_failed``.
 
 The flow is built from plain data by :func:`flow_factory`, so taskflow can
 rebuild it from its persisted details when another conductor resumes the
-action. The atoms reach the live state of their action (the
-SiteDeployment, the node dispatcher) through
-:mod:`baremetal_orch.flows.runtime`.
+action. The atoms reach the action's live state (:class:`SiteRuntime`)
+through taskflow's storage: the engine injects it, transient, as
+``runtime``.
+
+:func:`begin`, :func:`restore` and :func:`finish` are this kind of
+action's part of :mod:`baremetal_orch.flows.engine`.
 """
 
+import concurrent.futures
+
+from oslo_config import cfg
+from oslo_log import log
+from oslo_utils import timeutils
 from taskflow.patterns import graph_flow
-from taskflow.patterns import linear_flow
 from taskflow import task
 
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.flows import runtime as runtime_mod
+from baremetal_orch.notifications import notify
+from baremetal_orch.objects import action as action_obj
+from baremetal_orch.objects import event as event_obj
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
 
 FACTORY = 'baremetal_orch.flows.site_deploy.flow_factory'
 
@@ -48,8 +65,8 @@ class PreparePhase(_GroupAtom):
         super().__init__('prepare', group,
                          provides='prepare_results:%s' % group)
 
-    def execute(self, action_uuid):
-        return runtime_mod.get(action_uuid).run_prepare(self.group)
+    def execute(self, runtime):
+        return runtime.run_prepare(self.group)
 
 
 class CheckPrepare(_GroupAtom):
@@ -60,8 +77,8 @@ class CheckPrepare(_GroupAtom):
                          rebind={'results': 'prepare_results:%s' % group},
                          provides='prepare_ok:%s' % group)
 
-    def execute(self, action_uuid, results):
-        return runtime_mod.get(action_uuid).check_prepare(self.group, results)
+    def execute(self, runtime, results):
+        return runtime.check_prepare(self.group, results)
 
 
 class DeployPhase(_GroupAtom):
@@ -72,32 +89,26 @@ class DeployPhase(_GroupAtom):
                          rebind={'prepare_ok': 'prepare_ok:%s' % group},
                          provides='deploy_results:%s' % group)
 
-    def execute(self, action_uuid, prepare_ok):
-        return runtime_mod.get(action_uuid).run_deploy(self.group, prepare_ok)
+    def execute(self, runtime, prepare_ok):
+        return runtime.run_deploy(self.group, prepare_ok)
 
 
 class CheckDeploy(_GroupAtom):
-    """Record the deploy results; the group ends."""
+    """Record the deploy results; the group ends with its status."""
 
     def __init__(self, group):
         super().__init__('check_deploy', group,
                          rebind={'results': 'deploy_results:%s' % group},
                          provides='group_status:%s' % group)
 
-    def execute(self, action_uuid, results):
-        return runtime_mod.get(action_uuid).check_deploy(self.group, results)
+    def execute(self, runtime, results):
+        return runtime.check_deploy(self.group, results)
 
 
-class _Decider:
-    """Decider of the link into ``group``: run it only when all of its
-    dependencies succeeded; otherwise record ``dependency_failed``."""
-
-    def __init__(self, action_uuid, group):
-        self.action_uuid = action_uuid
-        self.group = group
-
-    def __call__(self, history):
-        return runtime_mod.get(self.action_uuid).decide(self.group)
+def dependency_succeeded(history):
+    """Decider of a link from a dependency's last atom: the group runs only
+    when the dependency ended with ``success``."""
+    return all(status == site_mod.SUCCESS for status in history.values())
 
 
 def flow_factory(action_uuid, groups, dependencies):
@@ -107,16 +118,97 @@ def flow_factory(action_uuid, groups, dependencies):
     :param dependencies: {group: [groups it depends on]}.
     """
     flow = graph_flow.Flow('site:%s' % action_uuid)
-    subflows = {}
+    first = {}
+    last = {}
     for name in groups:
-        sub = linear_flow.Flow('group:%s' % name)
-        sub.add(PreparePhase(name), CheckPrepare(name), DeployPhase(name),
-                CheckDeploy(name))
-        subflows[name] = sub
-        flow.add(sub)
+        chain = [PreparePhase(name), CheckPrepare(name), DeployPhase(name),
+                 CheckDeploy(name)]
+        flow.add(*chain)
+        for before, after in zip(chain, chain[1:]):
+            flow.link(before, after)
+        first[name], last[name] = chain[0], chain[-1]
     for name in groups:
         for dep in dependencies.get(name, ()):
-            flow.link(subflows[dep], subflows[name],
-                      decider=_Decider(action_uuid, name),
-                      decider_depth='FLOW')
+            flow.link(last[dep], first[name], decider=dependency_succeeded)
     return flow
+
+
+def factory_args(runtime):
+    strategy = runtime.site.strategy
+    return [runtime.action_uuid, list(strategy.names()),
+            {g.name: list(g.depends_on) for g in strategy.groups}]
+
+
+def executor(runtime):
+    """Threads of the flow. One worker per group at least: a group holds at
+    most one running atom, so atoms waiting for a group slot can never
+    starve the group that holds it."""
+    return concurrent.futures.ThreadPoolExecutor(
+        max_workers=len(runtime.site.strategy.groups) + 1,
+        thread_name_prefix='flow')
+
+
+def begin(context, action, host, dispatcher, site=None):
+    """Start a pending site action: its task tree, its state, its events.
+
+    :param site: the :class:`SiteDeployment` admission built, when this
+        process admitted the action; else rebuilt from its progress.
+    :returns: the :class:`SiteRuntime`.
+    """
+    progress = action.progress or {}
+    if site is None:
+        site = site_mod.SiteDeployment.from_dict(progress['site'])
+    now = timeutils.utcnow()
+    root = dbapi.create_task({
+        'action_uuid': action.uuid, 'kind': 'action', 'name': action.name,
+        'status': 'running', 'started_at': now})
+    # In the plan's order: groups never started are listed that way.
+    plan = site.strategy.topological_order()
+    group_tasks = dict(zip(plan, dbapi.create_tasks([
+        {'action_uuid': action.uuid, 'parent_uuid': root,
+         'kind': 'group', 'name': name} for name in plan])))
+    action.state = action_obj.RUNNING
+    action.task_uuid = root
+    action.started_at = now
+    action.conductor = host
+    action.progress = dict(progress, site=site.to_dict(),
+                           group_tasks=group_tasks)
+    action.report = site.report()
+    action.save()
+    event_obj.action_started(action, groups=len(plan),
+                             nodes=len(site.tracker.statuses()))
+    notify.action(context, action, 'start')
+    return runtime_mod.SiteRuntime(context, action, site, dispatcher,
+                                   group_tasks, root)
+
+
+def restore(context, action, dispatcher):
+    """The runtime of a running site action, from its last checkpoint."""
+    progress = action.progress or {}
+    site = site_mod.SiteDeployment.from_dict(progress['site'])
+    return runtime_mod.SiteRuntime(context, action, site, dispatcher,
+                                   progress['group_tasks'], action.task_uuid)
+
+
+def finish(runtime, error=None):
+    """Record the end of the action: its state, result, report, events."""
+    site = runtime.site
+    runtime.skip_blocked()
+    state, result = site.outcome()
+    if error is not None or state == site_mod.STATE_RUNNING:
+        state, result = action_obj.FAILED, 'failed'
+    runtime.checkpoint()
+    now = timeutils.utcnow()
+    dbapi.update_task(runtime.root_task, {
+        'status': 'success' if state == action_obj.COMPLETE else 'failed',
+        'finished_at': now, 'reason': str(error) if error else result})
+    action = action_obj.Action.get(runtime.context, runtime.action_uuid)
+    action.state = state
+    action.result = result
+    action.finished_at = now
+    action.save()
+    event_obj.action_finished(action, error)
+    notify.action(runtime.context, action,
+                  'end' if state == action_obj.COMPLETE else 'error',
+                  exc=error)
+    LOG.info('Action %s ended %s (%s)', action.uuid, state, result)

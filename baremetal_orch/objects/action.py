@@ -29,6 +29,21 @@ UPDATE_LABELS = 'update_labels'
 NAMES = (DEPLOY_SITE, UPDATE_SITE, UPDATE_LABELS)
 
 
+def held_nodes(action):
+    """The names of the nodes an active action holds (an action row or
+    object): what admission recorded in its progress (for actions admitted
+    before it did: the resolved groups of its site, or its targets)."""
+    progress = action.progress or {}
+    if 'held_nodes' in progress:
+        return list(progress['held_nodes'])
+    if 'site' in progress:
+        return sorted({n for names in progress['site'].get(
+            'group_nodes', {}).values() for n in names})
+    if action.name == UPDATE_LABELS:
+        return list((action.parameters or {}).get('target_nodes') or ())
+    return []
+
+
 @base.BaremetalOrchObjectRegistry.register
 class Action(base.BaremetalOrchObject):
     # Version 1.0: Initial version
@@ -64,6 +79,10 @@ class Action(base.BaremetalOrchObject):
     def create(self, context=None):
         self._from_db_object(context or self._context, self,
                              dbapi.create_action(self.obj_get_changes()))
+
+    def destroy(self, context=None):
+        """Remove the action (one refused before it ran)."""
+        dbapi.destroy_action(self.uuid)
 
     def save(self, context=None):
         values = self.obj_get_changes()

@@ -15,7 +15,7 @@ The body of a stock Heat software-deployment signal: the known keys below
 plus any output values (other keys, accepted as they are).
 """
 
-from baremetal_orch.conductor import signals
+from baremetal_orch.deployment import signals
 
 _NULLABLE_TEXT = {'type': ['string', 'null']}
 

@@ -79,6 +79,14 @@ def create_action(values):
     return get_action(values['uuid'])
 
 
+def destroy_action(uuid):
+    """Remove an action that never ran (a refused admission)."""
+    with api.writer() as session:
+        if not session.execute(sa.delete(models.Action).where(
+                models.Action.uuid == uuid)).rowcount:
+            raise exception.ActionNotFound(action=uuid)
+
+
 def get_action(uuid):
     with api.reader() as session:
         row = session.query(models.Action).filter_by(uuid=uuid).one_or_none()

@@ -11,6 +11,7 @@
 #    under the License.
 """/v1/actions: deploy_site, update_site and update_labels."""
 
+from oslo_utils import uuidutils
 import pecan
 from pecan import rest
 
@@ -19,13 +20,7 @@ from baremetal_orch.api import utils
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
 from baremetal_orch.common import policy
-from baremetal_orch.common import states
-from baremetal_orch.conductor import rpcapi as rpcapi_mod
-from baremetal_orch.db import api as dbapi
-from baremetal_orch.deployment import site as site_mod
-from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.objects import action as action_obj
-from baremetal_orch.objects import node as node_obj
 
 FIELDS = ('uuid', 'name', 'parameters', 'dry_run', 'state', 'result',
           'task_uuid', 'conductor', 'report', 'created_at', 'updated_at',
@@ -50,63 +45,19 @@ def to_dict(action, fields=None):
     return doc
 
 
-def _resolve(strategy):
-    return {g.name: dbapi.resolve_selectors(g.selectors)
-            for g in strategy.groups}
-
-
-def _site_action(body):
-    params = body.get('parameters') or {}
-    validation.validate(schema.SITE_PARAMETERS, params, 'parameters')
-    name = params.get('deployment_strategy', strategy_mod.DEFAULT_NAME)
-    document = dbapi.get_strategy(name).document
-    strategy = strategy_mod.parse(document)
-    site = site_mod.SiteDeployment(strategy, _resolve(strategy))
-    return {'deployment_strategy': name, 'strategy': document}, site
-
-
-def _check_busy(node_names):
-    """R5: refuse an action whose nodes a running action already holds."""
-    wanted = set(node_names)
-    for other in dbapi.list_active_actions():
-        held = set()
-        progress = other.progress or {}
-        if 'site' in progress:
-            for names in progress['site'].get('group_nodes', {}).values():
-                held.update(names)
-        elif other.name == action_obj.UPDATE_LABELS:
-            held.update((other.parameters or {}).get('target_nodes', ()))
-        elif other.state == action_obj.PENDING:
-            strategy = (other.parameters or {}).get('strategy')
-            if strategy:
-                for names in _resolve(strategy_mod.parse(strategy)).values():
-                    held.update(names)
-        overlap = sorted(wanted & held)
-        if overlap:
-            raise exception.NodesBusy(nodes=', '.join(overlap),
-                                      action=other.uuid)
-
-
-def _label_action(body):
+def _parameters(body):
+    """The request's parameters, checked against the schema of its action
+    (what they mean is checked once, by the conductor that admits it)."""
     params = body.get('parameters')
-    if params is None:
-        raise exception.InvalidAction(
-            reason='update_labels requires parameters.target_nodes')
-    validation.validate(schema.LABEL_PARAMETERS, params, 'parameters')
-    ctx = utils.context()
-    names = []
-    for ident in params['target_nodes']:
-        try:
-            node = node_obj.Node.get(ctx, ident)
-        except exception.NodeNotFound:
+    if body['name'] == action_obj.UPDATE_LABELS:
+        if params is None:
             raise exception.InvalidAction(
-                reason='target node %s does not exist' % ident)
-        if node.provision_state != states.ACTIVE:
-            raise exception.InvalidAction(
-                reason='target node %s has never been deployed '
-                       '(provision state %s)' % (ident, node.provision_state))
-        names.append(node.name or node.uuid)
-    return {'target_nodes': list(params['target_nodes'])}, names
+                reason='update_labels requires parameters.target_nodes')
+        validation.validate(schema.LABEL_PARAMETERS, params, 'parameters')
+    else:
+        params = params or {}
+        validation.validate(schema.SITE_PARAMETERS, params, 'parameters')
+    return params
 
 
 class ActionsController(rest.RestController):
@@ -142,29 +93,10 @@ class ActionsController(rest.RestController):
         ctx = utils.context()
         policy.authorize('baremetal_orch:action:create', ctx)
         body = utils.json_body(schema.CREATE)
-        name = body['name']
-        if name == action_obj.UPDATE_LABELS:
-            if body.get('dry_run'):
-                raise exception.InvalidAction(
-                    reason='dry_run is only supported by site actions')
-            parameters, names = _label_action(body)
-        else:
-            parameters, site = _site_action(body)
-            if body.get('dry_run'):
-                return {'plan': site.plan()}
-            names = sorted({n for g in site.strategy.names()
-                            for n in site.nodes(g)})
-        _check_busy(names)
-        action = action_obj.Action(ctx, name=name, parameters=parameters,
-                                   state=action_obj.PENDING)
-        action.create()
-        try:
-            host = rpcapi_mod.pick_host(action.uuid)
-            utils.rpcapi().start_action(ctx, action.uuid, host)
-        except exception.ServiceUnavailable:
-            dbapi.update_action(action.uuid, {
-                'state': action_obj.FAILED, 'result': 'failed',
-                'report': {'error': 'no conductor could start the action'}})
-            raise
+        result = utils.rpcapi().admit_action(
+            ctx, uuidutils.generate_uuid(), body['name'], _parameters(body),
+            dry_run=bool(body.get('dry_run')))
+        if body.get('dry_run'):
+            return result
         pecan.response.status = 201
-        return to_dict(action_obj.Action.get(ctx, action.uuid))
+        return to_dict(result)

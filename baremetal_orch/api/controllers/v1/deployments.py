@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/v1/deployments: the record of each node deployment (seed 002).
+"""/v1/deployments: the record of each node deployment.
 
 A record shows the signals of its node; never its token nor the token's
 hash.
@@ -20,7 +20,7 @@ from pecan import rest
 
 from baremetal_orch.api import utils
 from baremetal_orch.common import policy
-from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import deployment as deployment_obj
 
 FIELDS = ('uuid', 'node_uuid', 'action_uuid', 'conductor', 'status',
           'status_reason', 'deploy_stdout', 'deploy_stderr',
@@ -47,25 +47,17 @@ class DeploymentsController(rest.RestController):
 
     @pecan.expose('json')
     def get_all(self, **params):
-        policy.authorize('baremetal_orch:action:get', utils.context())
-        utils.check_query(params, utils.LIST_PARAMS + tuple(FILTERS))
-        limit, marker, sort_key, sort_dir = utils.list_params(
-            params.get('limit'), params.get('marker'),
-            params.get('sort_key'), params.get('sort_dir'), SORT_KEYS)
-        fields = utils.fields_param(params.get('fields'), FIELDS)
-        filters = {k: params[k] for k in FILTERS if k in params}
-        for key in UUID_FILTERS:
-            if key in filters:
-                utils.check_uuid(filters[key], key)
-        rows = dbapi.list_deployments(filters, limit, marker, sort_key,
-                                      sort_dir)
-        return utils.collection('deployments',
-                                [to_dict(r, fields) for r in rows], limit,
-                                marker=rows[-1].uuid if rows else None)
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:action:get', ctx)
+        return utils.record_list(
+            'deployments', params,
+            lambda *args: deployment_obj.Deployment.list(ctx, *args),
+            to_dict, FIELDS, SORT_KEYS, FILTERS, UUID_FILTERS)
 
     @pecan.expose('json')
     def get_one(self, uuid):
         fields = utils.fields_param(pecan.request.GET.get('fields'), FIELDS)
-        policy.authorize('baremetal_orch:action:get', utils.context())
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:action:get', ctx)
         utils.check_uuid(uuid, 'deployment uuid')
-        return to_dict(dbapi.get_deployment(uuid), fields)
+        return to_dict(deployment_obj.Deployment.get(ctx, uuid), fields)

@@ -11,10 +11,10 @@
 #    under the License.
 """/v1/events: what happened to nodes and actions, oldest first.
 
-Signals of node deployments record ``deployment.signal.in_progress``,
-``deployment.signal.complete`` and ``deployment.signal.failed`` on the
-node (``resource_uuid``); a conductor that stops waiting for a final signal
-records ``deployment.signal.timeout``.
+The catalogue of event types is :mod:`baremetal_orch.objects.event` (the
+life of an action, its groups and failed nodes) and
+:mod:`baremetal_orch.deployment.signals` (the signals of node
+deployments).
 """
 
 import pecan
@@ -22,7 +22,7 @@ from pecan import rest
 
 from baremetal_orch.api import utils
 from baremetal_orch.common import policy
-from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import event as event_obj
 
 FIELDS = ('uuid', 'event_type', 'resource_uuid', 'action_uuid', 'message',
           'details', 'created_at')
@@ -46,16 +46,8 @@ class EventsController(rest.RestController):
 
     @pecan.expose('json')
     def get_all(self, **params):
-        policy.authorize('baremetal_orch:action:get', utils.context())
-        utils.check_query(params, utils.LIST_PARAMS + tuple(FILTERS))
-        limit, marker, sort_key, sort_dir = utils.list_params(
-            params.get('limit'), params.get('marker'),
-            params.get('sort_key'), params.get('sort_dir'), SORT_KEYS)
-        fields = utils.fields_param(params.get('fields'), FIELDS)
-        filters = {k: params[k] for k in FILTERS if k in params}
-        for key in UUID_FILTERS:
-            if key in filters:
-                utils.check_uuid(filters[key], key)
-        rows = dbapi.list_events(filters, limit, marker, sort_key, sort_dir)
-        return utils.collection('events', [to_dict(r, fields) for r in rows],
-                                limit, marker=rows[-1].uuid if rows else None)
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:action:get', ctx)
+        return utils.record_list(
+            'events', params, lambda *args: event_obj.Event.list(ctx, *args),
+            to_dict, FIELDS, SORT_KEYS, FILTERS, UUID_FILTERS)

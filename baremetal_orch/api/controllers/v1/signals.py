@@ -18,7 +18,7 @@ secret travels in the ``token`` query parameter of the pre-signed URL the
 node received (``deploy_signal_id``, all a stock heat-config agent can
 send), or in the ``X-Signal-Token`` header. ``POST`` and ``PUT`` are the
 same (Heat's agents use ``PUT`` for temp-URL signals). The body and what it
-does are described in :mod:`baremetal_orch.conductor.signals` and
+does are described in :mod:`baremetal_orch.deployment.signals` and
 doc/source/admin/signals.rst.
 
 Every refused signal is logged with the deployment's UUID and the reason;
@@ -35,9 +35,8 @@ from baremetal_orch.api.schemas import signals as schema
 from baremetal_orch.api import utils
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
-from baremetal_orch.conductor import deployments
-from baremetal_orch.conductor import signals
-from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import signals
+from baremetal_orch.objects import deployment as deployments
 
 LOG = log.getLogger(__name__)
 
@@ -106,7 +105,7 @@ def read_body(request):
 def _get_record(uuid):
     if not uuidutils.is_uuid_like(uuid):
         raise exception.DeploymentNotFound(deployment=uuid)
-    return dbapi.get_deployment(uuid)
+    return deployments.Deployment.get(utils.context(), uuid)
 
 
 def request_token(request):
@@ -194,7 +193,8 @@ class SignalsController(rest.RestController):
             raise exception.InvalidSignalToken(uuid=uuid)
         body = validation.parse_json(read_body(request))
         validation.validate(schema.SIGNAL, body, 'signal')
-        record = signals.process(utils.context(), record, body, token=token)
+        record = deployments.process(utils.context(), record, body,
+                                     token=token)
         LOG.info('Deployment %(uuid)s of node %(node)s signalled %(status)s',
                  {'uuid': record.uuid, 'node': record.node_uuid,
                   'status': record.status})

@@ -13,8 +13,7 @@
 
 from oslo_utils import uuidutils
 
-from baremetal_orch.conductor import deployments
-from baremetal_orch.conductor import signals
+from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.tests import base
 
 FIELDS = {'uuid', 'node_uuid', 'action_uuid', 'conductor', 'status',
@@ -43,9 +42,9 @@ class TestDeploymentsApi(base.ApiTestCase):
 
     def test_show(self):
         record = self.records['n0']
-        signals.process(None, record, {'deploy_status_code': 3,
-                                       'deploy_stdout': 'out',
-                                       'deploy_stderr': 'err'})
+        deployments.process(None, record, {'deploy_status_code': 3,
+                                           'deploy_stdout': 'out',
+                                           'deploy_stderr': 'err'})
         doc = self.get('/v1/deployments/%s' % record.uuid, status=200).json
         self.assertEqual(FIELDS, set(doc))
         self.assertEqual(
@@ -97,7 +96,8 @@ class TestDeploymentsApi(base.ApiTestCase):
         self.get('/v1/deployments/%s' % self.records['n0'].uuid, status=200)
 
     def test_status_filter_and_fields(self):
-        signals.process(None, self.records['n1'], {'deploy_status_code': 0})
+        deployments.process(None, self.records['n1'],
+                            {'deploy_status_code': 0})
         docs = self.get('/v1/deployments?status=COMPLETE&fields=status',
                         status=200).json['deployments']
         self.assertEqual([{'status': 'COMPLETE',

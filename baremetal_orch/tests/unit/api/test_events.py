@@ -13,9 +13,8 @@
 
 from oslo_utils import uuidutils
 
-from baremetal_orch.conductor import deployments
-from baremetal_orch.conductor import signals
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.tests import base
 
 FIELDS = {'uuid', 'event_type', 'resource_uuid', 'action_uuid', 'message',
@@ -30,10 +29,10 @@ class TestEventsApi(base.ApiTestCase):
         self.node = self.create_node(name='n1')
         self.other = uuidutils.generate_uuid()
         record, _ = deployments.create(self.node, self.action, 'c')
-        signals.process(None, record, {'deploy_status': 'IN_PROGRESS',
-                                       'deploy_status_reason': 'started'})
-        signals.process(None, dbapi.get_deployment(record.uuid),
-                        {'deploy_status_code': 0, 'answer': 42})
+        deployments.process(None, record, {'deploy_status': 'IN_PROGRESS',
+                                           'deploy_status_reason': 'started'})
+        deployments.process(None, dbapi.get_deployment(record.uuid),
+                            {'deploy_status_code': 0, 'answer': 42})
         self.record = record
         dbapi.create_event('action.note', resource_uuid=self.other,
                            action_uuid=None, message='other',

@@ -25,9 +25,9 @@ import webtest
 
 from baremetal_orch.api import app
 from baremetal_orch.common import policy
-from baremetal_orch.conductor import deployments
-from baremetal_orch.conductor import signals
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import signals
+from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.tests import base
 
 MIB = 1024 * 1024
@@ -74,7 +74,7 @@ class TestSignalApi(SignalTestMixin, base.ApiTestCase):
             action_uuid=self.action_uuid)
         self.path = signal_path(self.record)
         self.notify = self.useFixture(fixtures.MockPatchObject(
-            signals.notify, 'signal')).mock
+            deployments.notify, 'signal')).mock
 
     def row(self):
         return dbapi.get_deployment(self.record.uuid)

@@ -18,7 +18,7 @@ from oslo_utils import uuidutils
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.db import api as dbapi
-from baremetal_orch.flows import runtime as runtime_mod
+from baremetal_orch.flows import dispatcher as runtime_mod
 from baremetal_orch.tests import base
 
 
@@ -71,7 +71,7 @@ class TestSentTwice(base.ConductorTestCase):
         task = dbapi.create_task({'action_uuid': action, 'kind': 'node',
                                   'name': 'n1', 'node_uuid': node.uuid})
         ctx = orch_context.get_admin_context()
-        runner = self.manager.actions
+        runner = self.manager.node_work
         with mock.patch.object(fake.FakeDriver, 'deploy', autospec=True,
                                wraps=fake.FakeDriver.deploy) as deploy:
             runner.run_node_phase(ctx, action, task, node.uuid, 'deploy',

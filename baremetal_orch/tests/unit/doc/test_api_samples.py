@@ -269,7 +269,7 @@ class SampleTestCase(base.ApiTestCase):
         def hold(*args, **kwargs):
             held.append((args, kwargs))
         self.useFixture(fixtures.MonkeyPatch(
-            'baremetal_orch.conductor.actions.ActionRunner._launch',
+            'baremetal_orch.flows.engine.ActionEngines._launch',
             lambda _self, *a, **kw: hold(*a, **kw)))
 
         def release():

@@ -38,8 +38,8 @@ from hypothesis import strategies as st
 from oslo_utils import uuidutils
 import yaml
 
-from baremetal_orch.conductor import deployments
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.fuzz import base as fuzz
 from baremetal_orch.tests.unit.fuzz import bodies

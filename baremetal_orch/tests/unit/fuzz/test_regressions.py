@@ -22,9 +22,9 @@ import os
 from oslo_utils import uuidutils
 
 from baremetal_orch.common import exception
-from baremetal_orch.conductor import deployments
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import strategy
+from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.tests import base
 
 DEEP = 5000

@@ -9,14 +9,15 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The signal state machine of node deployments (seed 002).
+"""The signal rules of node deployments (Heat's software deployments with
+the IN_PROGRESS status).
 
 A node signals its deployment record with a JSON body in the format of
 Heat's software deployments: ``deploy_status``, ``deploy_status_reason``,
 ``deploy_stdout``, ``deploy_stderr``, ``deploy_status_code`` and any
-output values. :func:`decide` is the pure rule; :func:`process` applies it
-to the database (atomically), records an event and sends the
-notification.
+output values. :func:`decide` is the rule, free of I/O;
+:func:`baremetal_orch.objects.deployment.process` applies it to the
+database (atomically), records an event and sends the notification.
 
 =====================  ==============================  ===========  ======
 ``deploy_status``      ``deploy_status_code``          new status   final
@@ -46,8 +47,6 @@ import dataclasses
 import json
 
 from baremetal_orch.common import exception
-from baremetal_orch.db import api as dbapi
-from baremetal_orch.notifications import notify
 
 IN_PROGRESS = 'IN_PROGRESS'
 COMPLETE = 'COMPLETE'
@@ -237,29 +236,3 @@ def decide(record, body):
         details['outputs_dropped'] = dropped
     return Decision(status, True, values, EVENT_TYPES[status], reason,
                     details)
-
-
-def process(context, record, body, token=None):
-    """Apply a signal: update the record, record the event, notify.
-
-    :param token: the signal token the node sent, masked wherever the
-        body repeats it.
-
-    :returns: the updated record.
-    :raises: SignalAfterFinal (also when another final signal won a race,
-        or the record was superseded by a newer deployment of its node);
-        InvalidParameterValue.
-    """
-    if record.deleted and not record.final:
-        raise exception.SignalAfterFinal(
-            message='Deployment %s was superseded by a newer deployment of '
-                    'node %s and takes no more signals.'
-                    % (record.uuid, record.node_uuid))
-    decision = decide(record, scrub(body, token))
-    updated = dbapi.update_deployment(record.uuid, decision.values,
-                                      only_if_not_final=True)
-    dbapi.create_event(decision.event_type, resource_uuid=record.node_uuid,
-                       action_uuid=record.action_uuid,
-                       message=decision.message, details=decision.details)
-    notify.signal(context, updated, decision.status)
-    return updated

@@ -20,9 +20,9 @@ import fixtures
 from oslo_utils import uuidutils
 
 from baremetal_orch.common import exception
-from baremetal_orch.conductor import deployments
-from baremetal_orch.conductor import signals
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import signals
+from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.tests import base
 
 Record = collections.namedtuple('Record', 'uuid final')
@@ -196,7 +196,7 @@ class TestProcess(base.DbTestCase):
         self.record, self.token = deployments.create(
             self.node, '6f1c7c56-1111-4b5e-9d55-0d5d4b9b2a10', 'c1')
         self.notify = self.useFixture(fixtures.MockPatchObject(
-            signals.notify, 'signal')).mock
+            deployments.notify, 'signal')).mock
 
     def _events(self):
         return [(e.event_type, e.message) for e in dbapi.list_events(
@@ -205,7 +205,7 @@ class TestProcess(base.DbTestCase):
     def test_old_agent_one_final_signal(self):
         for code, status in ((0, 'COMPLETE'), (1, 'FAILED')):
             record, _ = deployments.create(self.node, None, 'c1')
-            updated = signals.process(None, record, {
+            updated = deployments.process(None, record, {
                 'deploy_status_code': code, 'deploy_stdout': 'out',
                 'deploy_stderr': 'err', 'answer': 42})
             row = dbapi.get_deployment(record.uuid)
@@ -220,7 +220,7 @@ class TestProcess(base.DbTestCase):
             self.assertEqual(status, self.notify.call_args[0][2])
 
     def test_new_agent_in_progress_then_complete(self):
-        rec = signals.process(None, self.record, {
+        rec = deployments.process(None, self.record, {
             'deploy_status': 'IN_PROGRESS',
             'deploy_status_reason': 'hooks started'})
         row = dbapi.get_deployment(self.record.uuid)
@@ -229,8 +229,8 @@ class TestProcess(base.DbTestCase):
         self.assertEqual('IN_PROGRESS', rec.status)
         self.assertEqual([('deployment.signal.in_progress', 'hooks started')],
                          self._events())
-        signals.process(None, row, {'deploy_status': 'COMPLETE',
-                                    'deploy_status_code': 0})
+        deployments.process(None, row, {'deploy_status': 'COMPLETE',
+                                        'deploy_status_code': 0})
         row = dbapi.get_deployment(self.record.uuid)
         self.assertEqual(('COMPLETE', True), (row.status, row.final))
         self.assertEqual(['deployment.signal.in_progress',
@@ -240,9 +240,9 @@ class TestProcess(base.DbTestCase):
                          [c[0][2] for c in self.notify.call_args_list])
 
     def test_in_progress_after_final_is_refused(self):
-        signals.process(None, self.record, {'deploy_status_code': 0})
+        deployments.process(None, self.record, {'deploy_status_code': 0})
         row = dbapi.get_deployment(self.record.uuid)
-        self.assertRaises(exception.SignalAfterFinal, signals.process, None,
+        self.assertRaises(exception.SignalAfterFinal, deployments.process, None,
                           row, {'deploy_status': 'IN_PROGRESS'})
         self.assertEqual(('COMPLETE', True), (row.status, row.final))
         self.assertEqual(1, len(self._events()))
@@ -251,9 +251,9 @@ class TestProcess(base.DbTestCase):
         # Both requests read the record before either wrote: the in-memory
         # check passes twice, the conditional UPDATE refuses the second.
         stale = dbapi.get_deployment(self.record.uuid)
-        signals.process(None, stale, {'deploy_status_code': 0})
+        deployments.process(None, stale, {'deploy_status_code': 0})
         self.assertFalse(stale.final)
-        self.assertRaises(exception.SignalAfterFinal, signals.process, None,
+        self.assertRaises(exception.SignalAfterFinal, deployments.process, None,
                           stale, {'deploy_status_code': 1})
         row = dbapi.get_deployment(self.record.uuid)
         self.assertEqual(('COMPLETE', 0), (row.status,
@@ -267,7 +267,7 @@ class TestProcess(base.DbTestCase):
         record, token = deployments.create(self.node, None, 'c1')
         url = deployments.signed_url(record, token)
         line = 'deploy_signal_id=%s\n' % url
-        signals.process(None, record, {
+        deployments.process(None, record, {
             'deploy_status_code': 1, 'deploy_stdout': line,
             'deploy_stderr': line * 3, 'deploy_status_reason': line,
             'url_output': url, 'nested': {token: [url]}}, token=token)
@@ -289,7 +289,7 @@ class TestProcess(base.DbTestCase):
         deployments.create(self.node, None, 'c1')
         old = dbapi.get_deployment(self.record.uuid)
         self.assertTrue(old.deleted)
-        e = self.assertRaises(exception.SignalAfterFinal, signals.process,
+        e = self.assertRaises(exception.SignalAfterFinal, deployments.process,
                               None, old, {'deploy_status_code': 0})
         self.assertIn('superseded', str(e))
         self.assertEqual('IN_PROGRESS',
@@ -374,7 +374,7 @@ class TestDeploymentRecords(base.DbTestCase):
 
     def test_wait_returns_the_final_record(self):
         record, _ = deployments.create(self.node, None, 'c1')
-        signals.process(None, record, {'deploy_status_code': 0})
+        deployments.process(None, record, {'deploy_status_code': 0})
         self.assertEqual('COMPLETE', deployments.wait_for_final(
             record.uuid, 1).status)
 
@@ -391,13 +391,13 @@ class TestDeploymentRecords(base.DbTestCase):
                          [e.event_type for e in events])
         self.assertEqual(record.action_uuid, events[0].action_uuid)
         # A late signal is refused.
-        self.assertRaises(exception.SignalAfterFinal, signals.process,
+        self.assertRaises(exception.SignalAfterFinal, deployments.process,
                           None, row, {'deploy_status_code': 0})
 
     def test_final_signal_just_before_the_timeout_wins(self):
         record, _ = deployments.create(self.node, None, 'c1')
         stale = dbapi.get_deployment(record.uuid)
-        signals.process(None, record, {'deploy_status_code': 0})
+        deployments.process(None, record, {'deploy_status_code': 0})
         real_get = dbapi.get_deployment
         calls = []
 

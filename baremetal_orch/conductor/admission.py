@@ -1,0 +1,120 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Admitting an action: the one place a requested action is checked.
+
+``POST /v1/actions`` reaches a conductor's :func:`admit` (a synchronous
+RPC call). It parses the strategy once, resolves its selectors once,
+checks the nodes are not held by another running action, creates the
+action and returns it with what the flow starts from; a refused action
+leaves no row.
+
+Two admissions at the same instant may both pass the busy check: the row
+is created first and the check runs against the active actions created
+before it, so of two overlapping actions the later one is refused (and its
+row removed) whichever conductor admitted it.
+"""
+
+import collections
+
+from oslo_log import log
+
+from baremetal_orch.common import exception
+from baremetal_orch.common import states
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import site as site_mod
+from baremetal_orch.deployment import strategy as strategy_mod
+from baremetal_orch.objects import action as action_obj
+from baremetal_orch.objects import node as node_obj
+
+LOG = log.getLogger(__name__)
+
+#: What admission hands on: the action, and the rules of a site action
+#: (None for a targeted one) so its flow starts without parsing again.
+Admitted = collections.namedtuple('Admitted', ['action', 'site'])
+
+
+def resolve_groups(strategy):
+    """{group: [node names]} with one indexed query per group."""
+    return {g.name: dbapi.resolve_selectors(g.selectors)
+            for g in strategy.groups}
+
+
+def _site(parameters):
+    name = parameters.get('deployment_strategy',
+                          strategy_mod.DEFAULT_NAME)
+    document = dbapi.get_strategy(name).document
+    strategy = strategy_mod.parse(document)
+    site = site_mod.SiteDeployment(strategy, resolve_groups(strategy))
+    return {'deployment_strategy': name, 'strategy': document}, site
+
+
+def _targets(context, parameters):
+    names = []
+    for ident in parameters['target_nodes']:
+        try:
+            node = node_obj.Node.get(context, ident)
+        except exception.NodeNotFound:
+            raise exception.InvalidAction(
+                reason='target node %s does not exist' % ident)
+        if node.provision_state != states.ACTIVE:
+            raise exception.InvalidAction(
+                reason='target node %s has never been deployed '
+                       '(provision state %s)' % (ident, node.provision_state))
+        names.append(node.name or node.uuid)
+    return {'target_nodes': list(parameters['target_nodes'])}, names
+
+
+def plan(parameters):
+    """The dry run of a site action: its plan; nothing is created."""
+    return _site(parameters)[1].plan()
+
+
+def admit(context, uuid, name, parameters, host):
+    """Check and create the action ``name``; it runs on ``host``.
+
+    :param parameters: the request's parameters, checked against the
+        API's schema.
+    :returns: :class:`Admitted`.
+    :raises: StrategyNotFound, InvalidStrategy, InvalidAction, NodesBusy.
+    """
+    site = None
+    if name == action_obj.UPDATE_LABELS:
+        parameters, held = _targets(context, parameters)
+    else:
+        parameters, site = _site(parameters)
+        held = site.node_names()
+    action = action_obj.Action(
+        context, uuid=uuid, name=name, parameters=parameters,
+        state=action_obj.PENDING, conductor=host,
+        progress={'held_nodes': sorted(set(held))})
+    action.create()
+    try:
+        _refuse_if_busy(action, held)
+    except exception.NodesBusy:
+        action.destroy()
+        raise
+    return Admitted(action, site)
+
+
+def _refuse_if_busy(action, held):
+    """NodesBusy (409) when an active action created before ``action``
+    holds some of its nodes."""
+    wanted = set(held)
+    for other in dbapi.list_active_actions():
+        if other.id >= action.id:
+            continue
+        overlap = sorted(wanted & set(action_obj.held_nodes(other)))
+        if overlap:
+            error = exception.NodesBusy(nodes=', '.join(overlap),
+                                        action=other.uuid)
+            LOG.info('Action %s refused: %s', action.uuid, error)
+            raise error

@@ -1,0 +1,164 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Per-node work of a phase: sent to the conductors that own the nodes,
+collected from the task rows they write."""
+
+import time
+
+from oslo_config import cfg
+from oslo_log import log
+from oslo_utils import timeutils
+
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import event as event_obj
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+#: Task statuses that end a node's work.
+FINAL_TASK_STATUSES = ('success', 'failed')
+
+
+class PhaseResults:
+    def __init__(self, done, timed_out):
+        self.done = done
+        self.timed_out = timed_out
+
+
+class NodeDispatcher:
+    """Sends per-node work to the owning conductors and collects outcomes
+    from the task rows they write.
+
+    Work sent to a conductor that dies is sent again to the node's new
+    owner once the dead one's heartbeat is stale (the node work is
+    idempotent and its lock is recovered from the dead conductor).
+    """
+
+    def __init__(self, rpcapi):
+        self.rpcapi = rpcapi
+
+    def _send(self, runtime, task_uuid, node, phase, params, timeout,
+              alive=None):
+        try:
+            host = self.rpcapi.host_for_node(node, alive)
+            self.rpcapi.run_node_phase(
+                runtime.context, host, runtime.action_uuid, task_uuid,
+                node.uuid, phase, dict(params, deadline=timeout))
+            return host
+        except Exception as e:
+            LOG.warning('Could not send node %s to its conductor: %s',
+                        node.name, e)
+            return None
+
+    def _resend_orphans(self, runtime, inflight, phase, params, timeout,
+                        statuses, sent_at):
+        """Send again the work of nodes whose conductor is gone, and the
+        work that no conductor started within ``heartbeat_timeout`` (the
+        message was lost: a broker that restarted drops what its queues
+        held). Work sent twice is harmless: the copy that finds the task
+        running waits for the node's lock, then sees the task ended."""
+        alive = set(self.rpcapi.live_hosts())
+        stale = time.monotonic() - CONF.conductor.heartbeat_timeout
+        for task_uuid, (name, node, host) in list(inflight.items()):
+            if host not in alive:
+                LOG.warning('Conductor %s of node %s is gone; sending the '
+                            '%s again', host, name, phase)
+                dbapi.update_task(task_uuid, {'status': 'pending'})
+            elif (statuses.get(task_uuid) == 'pending' and
+                    sent_at.get(task_uuid, stale) < stale):
+                LOG.warning('Conductor %s did not start the %s of node %s '
+                            'within %s s; sending it again', host, phase,
+                            name, CONF.conductor.heartbeat_timeout)
+            else:
+                continue
+            sent_at[task_uuid] = time.monotonic()
+            inflight[task_uuid] = (name, node, self._send(
+                runtime, task_uuid, node, phase, params, timeout))
+
+    @staticmethod
+    def _record_failures(runtime, phase, params, failures):
+        """One ``node.failed`` event per (node, reason)."""
+        event_obj.Event.record_many({
+            'event_type': event_obj.NODE_FAILED,
+            'resource_uuid': node.uuid, 'action_uuid': runtime.action_uuid,
+            'message': '%s of node %s failed: %s' % (
+                phase, node.name or node.uuid, reason),
+            'details': {'node': node.name, 'group': params.get('group'),
+                        'phase': phase, 'reason': reason}}
+            for node, reason in failures)
+
+    def run(self, runtime, phase_task, phase, names, timeout, params):
+        nodes = {n.name: n for n in dbapi.get_nodes_by_names(names)}
+        existing = {t.node_uuid: t for t in dbapi.list_tasks(
+            parent_uuid=phase_task, kind='node')}
+        done = {}
+        pending = []
+        for name in names:
+            node = nodes.get(name)
+            if node is None:
+                done[name] = False
+                continue
+            row = existing.get(node.uuid)
+            if row is not None and row.status in FINAL_TASK_STATUSES:
+                done[name] = row.status == 'success'
+            else:
+                pending.append((name, node, row.uuid if row else None))
+        # Task rows of the nodes never sent yet: one INSERT for all.
+        fresh = [i for i, (_n, _node, uuid) in enumerate(pending)
+                 if uuid is None]
+        uuids = dbapi.create_tasks([
+            {'parent_uuid': phase_task, 'action_uuid': runtime.action_uuid,
+             'kind': 'node', 'name': pending[i][0],
+             'node_uuid': pending[i][1].uuid} for i in fresh])
+        for i, uuid in zip(fresh, uuids):
+            pending[i] = (pending[i][0], pending[i][1], uuid)
+        pending.reverse()
+        inflight = {}
+        sent_at = {}
+        limit = CONF.conductor.max_concurrent_nodes
+        deadline = time.monotonic() + timeout
+        next_check = time.monotonic() + CONF.conductor.heartbeat_interval
+        while pending or inflight:
+            alive = self.rpcapi.live_hosts() if pending else None
+            while pending and len(inflight) < limit:
+                name, node, task_uuid = pending.pop()
+                host = self._send(runtime, task_uuid, node, phase, params,
+                                  timeout, alive)
+                inflight[task_uuid] = (name, node, host)
+                sent_at[task_uuid] = time.monotonic()
+            if time.monotonic() > deadline:
+                for task_uuid in inflight:
+                    dbapi.update_task(task_uuid, {
+                        'status': 'failed', 'reason': 'timeout',
+                        'finished_at': timeutils.utcnow()})
+                self._record_failures(runtime, phase, params, [
+                    (node, 'timeout') for _n, node, _h in inflight.values()])
+                return PhaseResults(done, True)
+            time.sleep(runtime.poll_interval)
+            statuses = dbapi.get_task_statuses(list(inflight))
+            failed = []
+            for task_uuid, status in statuses.items():
+                if status in FINAL_TASK_STATUSES:
+                    name, node, _host = inflight.pop(task_uuid)
+                    done[name] = status == 'success'
+                    if status != 'success':
+                        failed.append((node, task_uuid))
+            if failed:
+                self._record_failures(runtime, phase, params, [
+                    (node, dbapi.get_task(task_uuid).reason)
+                    for node, task_uuid in failed])
+            if time.monotonic() > next_check:
+                next_check = time.monotonic() + \
+                    CONF.conductor.heartbeat_interval
+                self._resend_orphans(runtime, inflight, phase, params,
+                                     timeout, statuses, sent_at)
+        return PhaseResults(done, False)
