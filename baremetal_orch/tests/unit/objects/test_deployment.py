@@ -242,8 +242,8 @@ class TestProcess(base.DbTestCase):
     def test_in_progress_after_final_is_refused(self):
         deployments.process(None, self.record, {'deploy_status_code': 0})
         row = dbapi.get_deployment(self.record.uuid)
-        self.assertRaises(exception.SignalAfterFinal, deployments.process, None,
-                          row, {'deploy_status': 'IN_PROGRESS'})
+        self.assertRaises(exception.SignalAfterFinal, deployments.process,
+                          None, row, {'deploy_status': 'IN_PROGRESS'})
         self.assertEqual(('COMPLETE', True), (row.status, row.final))
         self.assertEqual(1, len(self._events()))
 
@@ -253,8 +253,8 @@ class TestProcess(base.DbTestCase):
         stale = dbapi.get_deployment(self.record.uuid)
         deployments.process(None, stale, {'deploy_status_code': 0})
         self.assertFalse(stale.final)
-        self.assertRaises(exception.SignalAfterFinal, deployments.process, None,
-                          stale, {'deploy_status_code': 1})
+        self.assertRaises(exception.SignalAfterFinal, deployments.process,
+                          None, stale, {'deploy_status_code': 1})
         row = dbapi.get_deployment(self.record.uuid)
         self.assertEqual(('COMPLETE', 0), (row.status,
                                            row.deploy_status_code))
