@@ -11,9 +11,11 @@
 #    under the License.
 """Request bodies and queries checked against JSON schemas."""
 
+import itertools
 import json
 import math
 import re
+import sys
 
 import jsonschema
 import yaml
@@ -84,7 +86,9 @@ _Validator = jsonschema.validators.extend(
 def validate(schema, data, what='request body'):
     """Validate ``data``; SchemaValidationError (400) names the field."""
     validator = _Validator(schema)
-    errors = sorted(validator.iter_errors(data),
+    # The first errors only: a list of 100,000 wrong items is 100,000
+    # errors (seconds of work) for one message.
+    errors = sorted(itertools.islice(validator.iter_errors(data), 100),
                     key=lambda e: (list(e.absolute_path), e.message))
     if errors:
         error = jsonschema.exceptions.best_match(errors)
@@ -131,7 +135,7 @@ def parse_json(body, max_size=None):
                    'JSON cannot represent: %s' % e)
     except ValueError as e:
         raise exception.InvalidParameterValue(
-            reason='Malformed JSON in the request body: %s' % e)
+            reason='Malformed JSON in the request body: %s' % _why(e))
     except RecursionError:
         raise _too_deep('JSON')
     check_document(document, 'JSON', strings=bool(_BAD_ESCAPE.search(body)))
@@ -164,7 +168,7 @@ def parse_yaml(body):
         # e.g. an integer of more than 4,300 digits.
         raise exception.InvalidParameterValue(
             reason='The YAML document in the request body holds a value '
-                   'JSON cannot represent: %s' % e)
+                   'JSON cannot represent: %s' % _why(e))
     check_document(document, 'YAML', aliases=False)
     # What is checked is what is stored (as JSON): YAML's dates, binary
     # values and sets, or keys of those, have no JSON form.
@@ -176,6 +180,15 @@ def parse_yaml(body):
                    'JSON cannot represent: %s' % e)
     except RecursionError:
         raise _too_deep('YAML')
+
+
+def _why(error):
+    """The message of a parser's ValueError, for a client."""
+    text = str(error)
+    if 'integer string conversion' in text:
+        return 'an integer has more than %d digits' % (
+            sys.get_int_max_str_digits())
+    return text
 
 
 _YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)

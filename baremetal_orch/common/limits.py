@@ -51,6 +51,17 @@ MAX_LABEL_PAIRS = 100
 #: is one parameter of one SQL statement (SQLite takes 32,766).
 MAX_SELECTOR_VALUES = 10000
 
+#: Label pairs of all the selectors of one group (or one filter) together:
+#: each pair is an expression of its own (10,000 took seconds to build and
+#: plan, 1,000 a few tenths).
+MAX_SELECTOR_LABEL_PAIRS = 1000
+
+#: Values, and label pairs, of all the groups of one deployment strategy
+#: together: each group is resolved with a statement of its own, at every
+#: dry run and action.
+MAX_STRATEGY_SELECTOR_VALUES = 100000
+MAX_STRATEGY_LABEL_PAIRS = 10000
+
 #: Resource names (nodes, deployment strategies): at most this long, of
 #: letters, digits and ``._~-``, starting with a letter or digit, so that
 #: a name is one path segment of a URL, as it is.

@@ -138,20 +138,29 @@ def check_limits(selectors, where='selectors'):
 
     Selectors become one SQL statement: at most ``MAX_SELECTORS`` of them,
     ``MAX_VALUES`` values per criterion, ``MAX_LABEL_PAIRS`` label pairs
-    per selector and ``MAX_SELECTOR_VALUES`` values in all (see
+    per selector, ``MAX_SELECTOR_VALUES`` values and
+    ``MAX_SELECTOR_LABEL_PAIRS`` label pairs in all (see
     :mod:`baremetal_orch.common.limits`). Counts only: what is not a list
     or a map is left to the checks of types.
+
+    :returns: ``(values, label pairs)`` of the list.
     """
     if not _is_list(selectors):
-        return
+        return 0, 0
     if len(selectors) > limits.MAX_SELECTORS:
         raise limits.exceeded('selectors', limits.MAX_SELECTORS, where)
-    total = 0
+    total = pairs = 0
     for i, selector in enumerate(selectors):
-        total += _check_selector(selector, '%s[%d]' % (where, i))
+        values, labels = _check_selector(selector, '%s[%d]' % (where, i))
+        total += values
+        pairs += labels
         if total > limits.MAX_SELECTOR_VALUES:
             raise limits.exceeded('values in all selectors together',
                                   limits.MAX_SELECTOR_VALUES, where)
+        if pairs > limits.MAX_SELECTOR_LABEL_PAIRS:
+            raise limits.exceeded('label pairs in all selectors together',
+                                  limits.MAX_SELECTOR_LABEL_PAIRS, where)
+    return total, pairs
 
 
 def _is_list(value):
@@ -160,26 +169,29 @@ def _is_list(value):
 
 
 def _check_selector(selector, where):
-    """The number of values of one selector, within the limits."""
+    """``(values, label pairs)`` of one selector, within the limits."""
     if isinstance(selector, Selector):
-        return sum(len(getattr(selector, f)) for f in CRITERIA)
+        return (sum(len(getattr(selector, f)) for f in CRITERIA),
+                len(selector.node_labels))
     if not isinstance(selector, collections.abc.Mapping):
-        return 0
-    total = 0
+        return 0, 0
+    total = pairs = 0
     for field in CRITERIA:
         values = selector.get(field)
         if not _is_list(values):
             continue
         count = _count(field, values)
         path = '%s.%s' % (where, field)
-        if field == 'node_labels' and count > limits.MAX_LABEL_PAIRS:
-            raise limits.exceeded('label pairs in one selector',
-                                  limits.MAX_LABEL_PAIRS, path)
+        if field == 'node_labels':
+            if count > limits.MAX_LABEL_PAIRS:
+                raise limits.exceeded('label pairs in one selector',
+                                      limits.MAX_LABEL_PAIRS, path)
+            pairs = count
         if count > limits.MAX_VALUES:
             raise limits.exceeded('values in one criterion',
                                   limits.MAX_VALUES, path)
         total += count
-    return total
+    return total, pairs
 
 
 def _unique(values):

@@ -38,6 +38,7 @@ import contextlib
 import copy
 import dataclasses
 import heapq
+import itertools
 
 import jsonschema
 
@@ -459,10 +460,20 @@ def _check_limits(document):
         return
     if len(groups) > limits.MAX_GROUPS:
         raise limits.exceeded('groups', limits.MAX_GROUPS, 'data.groups')
+    values = pairs = 0
     for i, group in enumerate(groups):
         if isinstance(group, dict):
-            selectors_mod.check_limits(group.get('selectors'),
-                                       'data.groups[%d].selectors' % i)
+            more, more_pairs = selectors_mod.check_limits(
+                group.get('selectors'), 'data.groups[%d].selectors' % i)
+            values += more
+            pairs += more_pairs
+    if values > limits.MAX_STRATEGY_SELECTOR_VALUES:
+        raise limits.exceeded('selector values in all groups together',
+                              limits.MAX_STRATEGY_SELECTOR_VALUES,
+                              'data.groups')
+    if pairs > limits.MAX_STRATEGY_LABEL_PAIRS:
+        raise limits.exceeded('label pairs in all groups together',
+                              limits.MAX_STRATEGY_LABEL_PAIRS, 'data.groups')
 
 
 def parse(document):
@@ -481,7 +492,10 @@ def parse(document):
             % type(document).__name__, path='(document)')
     _check_depth(document)
     _check_limits(document)
-    errors = sorted(_VALIDATOR.iter_errors(document), key=_sort_key)
+    # The first in document order among the first 1,000 (a document of
+    # 100,000 wrong values would be seconds of work for one message).
+    errors = sorted(itertools.islice(_VALIDATOR.iter_errors(document), 1000),
+                    key=_sort_key)
     if errors:
         raise _schema_error(document, errors[0])
     groups = []
