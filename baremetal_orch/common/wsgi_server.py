@@ -62,12 +62,12 @@ LINGER_BYTES = 16 * 1024 * 1024
 RETRY_AFTER = 1
 
 
-def _error_bytes(status, detail, protocol='HTTP/1.1', extra=()):
+def _error_bytes(status, detail, code=None, extra=()):
     """A whole HTTP answer: an API-SIG error document, then close."""
-    code = int(status.split(' ', 1)[0])
+    number = int(status.split(' ', 1)[0])
     body = json.dumps(api_errors.document(
-        code, api_errors.http_code(code), detail)).encode()
-    lines = ['%s %s' % (protocol, status),
+        number, code or api_errors.http_code(number), detail)).encode()
+    lines = ['HTTP/1.1 %s' % status,
              'Content-Type: application/json',
              'Content-Length: %d' % len(body),
              'Connection: close']
@@ -321,6 +321,7 @@ class _CherootServer(wsgi.Server):
                 '503 Service Unavailable',
                 'The API is at its capacity ([api]api_workers busy and '
                 '[api]max_queued_requests waiting); retry later.',
+                code=exception.ServiceUnavailable.code,
                 extra=('Retry-After: %d' % RETRY_AFTER,)))
 
     def error_log(self, msg='', level=logging.INFO, traceback=False):
