@@ -9,22 +9,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""baremetal_orch: declarative deployment of bare-metal fleets."""
+"""baremetal_orch: declarative deployment of bare-metal fleets.
 
-import warnings
-
-# oslo.messaging and futurist still probe for an installed eventlet; nothing
-# here uses or monkey-patches it. Keep their deprecation notices out of every
-# command's output.
-warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
-warnings.filterwarnings('ignore', message='eventletutils module is deprecated')
-
-# No eventlet: oslo.messaging imports oslo.service, whose default backend is
-# eventlet. Choose the threading backend before anything imports it.
-from oslo_service import backend as _oslo_service_backend  # noqa: E402
-
-try:
-    _oslo_service_backend.init_backend(
-        _oslo_service_backend.BackendType.THREADING)
-except _oslo_service_backend.exceptions.BackendAlreadySelected:
-    pass
+Nothing is imported here: the OpenStackClient plugin
+(:mod:`baremetal_orch.osc`) lives in this package too, and an ``openstack``
+process must not load the server's libraries. The server's entry points
+select oslo.service's threading backend themselves
+(:mod:`baremetal_orch.cmd`).
+"""

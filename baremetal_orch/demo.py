@@ -58,16 +58,36 @@ def _check(resp):
     return resp.json() if resp.content else None
 
 
-def run(endpoint, site_dir, failures=(), out=print, poll=0.2):
+class FreshDatabaseNeeded(Exception):
+    """A failure overlay cannot be replayed on nodes that already exist."""
+
+
+def run(endpoint, site_dir, failures=(), out=print, poll=0.2,
+        database=None):
     """Create the nodes and the strategy, deploy, print the report.
 
+    :param failures: names of overlays of ``site_dir/failures`` to apply
+        to the nodes as they are created.
+    :param database: where the service keeps its data (for messages).
     :returns: 0 when the action succeeded, 1 otherwise.
+    :raises FreshDatabaseNeeded: when ``failures`` are given and nodes of
+        the site already exist (deployed nodes would not replay them).
     """
     session = requests.Session()
     api = endpoint.rstrip('/') + '/v1'
     existing = {n['name'] for n in _check(session.get(
         api + '/nodes', params={'limit': 1000}, timeout=30))['nodes']}
-    for node in load_site(site_dir, failures):
+    site = load_site(site_dir, failures)
+    already = sorted(existing & {n['name'] for n in site})
+    if failures and already:
+        raise FreshDatabaseNeeded(
+            'The failure case %s replays the example on nodes never '
+            'deployed, but the database %s already holds %d nodes of the '
+            'site (%s...). Use a fresh database: give --config-file a file '
+            'with another [database]connection, or remove that database '
+            'file.' % (', '.join(failures), database or 'of the service',
+                       len(already), ', '.join(already[:3])))
+    for node in site:
         if node['name'] not in existing:
             _check(session.post(api + '/nodes', json=node, timeout=30))
     with open(os.path.join(site_dir, 'deployment-strategy.yaml'), 'rb') as f:

@@ -18,7 +18,9 @@ read from the default locations or from ``BAREMETAL_ORCH_CONFIG_FILES``
 
 import os
 
-from baremetal_orch.api import app
+# First: selects oslo.service's threading backend for this process.
+from baremetal_orch import cmd  # noqa: F401
+from baremetal_orch.api import app  # noqa: H306  (after cmd, on purpose)
 from baremetal_orch.common import service
 
 

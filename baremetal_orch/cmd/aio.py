@@ -17,19 +17,20 @@ by default sqlite, ``noauth`` and the fake driver, on 127.0.0.1. With
 API, runs ``deploy_site`` and prints the report (see README.rst).
 """
 
-import os
 import sys
 
 from oslo_config import cfg
 from oslo_log import log
 
 from baremetal_orch.api import app
+from baremetal_orch.common import exception
 from baremetal_orch.common import rpc
 from baremetal_orch.common import service
 from baremetal_orch.common import wsgi_server
 from baremetal_orch.conductor import manager as manager_mod
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import migration
+from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch import demo
 
 CONF = cfg.CONF
@@ -48,16 +49,12 @@ cli_opts = [
                      'status is 0 when it succeeded, 1 otherwise.'),
 ]
 
-STATE_DIR = os.path.join(os.path.expanduser('~'), '.local', 'share',
-                         'baremetal-orch')
-
 
 def _embedded_defaults():
-    """The embedded default: no broker, no Keystone, sqlite, loopback."""
+    """The embedded default: no broker, no Keystone, loopback, and the
+    sqlite database every command finds without configuration."""
     CONF.set_default('rpc_transport', 'none')
     CONF.set_default('auth_strategy', 'noauth', group='api')
-    CONF.set_default('connection', 'sqlite:///%s' % os.path.join(
-        STATE_DIR, 'baremetal-orch.sqlite'), group='database')
     CONF.set_default('heartbeat_interval', 2, group='conductor')
 
 
@@ -65,11 +62,10 @@ def main(argv=None):
     CONF.register_cli_opts(cli_opts)
     _embedded_defaults()
     service.prepare_service(argv, binary='baremetal-orch')
-    if CONF.database.connection.startswith('sqlite:///'):
-        os.makedirs(os.path.dirname(
-            CONF.database.connection[len('sqlite:///'):]) or '.',
-            exist_ok=True)
-    migration.upgrade()
+    try:
+        migration.upgrade()
+    except exception.DatabaseUnavailable as e:
+        sys.exit('baremetal-orch: %s' % e)
     # The notification sender (when notifications are on) is up first.
     rpc.start_notifications(conductor=True)
     manager = manager_mod.ConductorManager(CONF.host)
@@ -85,7 +81,12 @@ def main(argv=None):
     try:
         if CONF.site_dir:
             server.start()
-            status = demo.run(endpoint, CONF.site_dir, CONF.failure)
+            try:
+                status = demo.run(endpoint, CONF.site_dir, CONF.failure,
+                                  database=sqla_api.masked_url())
+            except demo.FreshDatabaseNeeded as e:
+                print(e, file=sys.stderr, flush=True)
+                return 2
             if not CONF.exit_when_done:
                 print('Still serving %s; Ctrl-C to stop.' % endpoint,
                       flush=True)

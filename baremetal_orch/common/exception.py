@@ -308,6 +308,13 @@ class ServiceUnavailable(BaremetalOrchException):
     _msg_fmt = '%(reason)s'
 
 
+class DatabaseUnavailable(ServiceUnavailable):
+    """The configured database cannot be opened (its URL is in the
+    message, its password masked)."""
+    code = 'baremetal_orch.database_unavailable'
+    _msg_fmt = 'Cannot open the database %(url)s: %(reason)s'
+
+
 class NoConductorAvailable(ServiceUnavailable):
     code = 'baremetal_orch.no_conductor'
     _msg_fmt = 'No conductor service is available to handle %(what)s.'

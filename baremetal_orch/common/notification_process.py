@@ -26,7 +26,6 @@ The same interface as :class:`notification_sender.NotificationSender`:
 full. A child that dies is started again on the next notification.
 """
 
-import logging
 import multiprocessing
 import os
 import queue
@@ -43,7 +42,7 @@ _STOP = 'stop'
 
 
 def make_conf(options):
-    """A configuration holding the messaging ``options``
+    """A configuration holding the messaging and logging ``options``
     (``{group: {option: value}}``, ``DEFAULT`` for the default group)."""
     from oslo_config import cfg
     from oslo_messaging import opts as messaging_opts
@@ -51,6 +50,8 @@ def make_conf(options):
     conf = cfg.ConfigOpts()
     for group, opts in messaging_opts.list_opts():
         conf.register_opts(opts, group=group)
+    # The service's own logging options: log_file, debug, levels...
+    log.register_options(conf)
     conf([], project='baremetal_orch', default_config_files=[])
     for group, values in options.items():
         for name, value in values.items():
@@ -65,16 +66,16 @@ def make_conf(options):
 def _child_main(options, topics, items, sent, ready):
     """The child: a notifier built from ``options``; send what comes."""
     # Imported here: the parent needs none of it to start the child.
+    from baremetal_orch import cmd  # noqa: F401  (threading backend first)
     import oslo_messaging as messaging
 
     from baremetal_orch.common import context as orch_context
     from baremetal_orch.common import rpc
 
-    logging.basicConfig(
-        level=logging.WARNING,
-        format='%(asctime)s %(process)d %(levelname)s %(name)s '
-               '[notification sender] %(message)s')
     conf = make_conf(options)
+    # Logging as the service's: with [oslo_messaging_notifications]driver
+    # = log the notifications land in the service's log_file.
+    log.setup(conf, 'baremetal-orch')
     transport = messaging.get_notification_transport(conf)
     notifier = messaging.Notifier(
         transport, serializer=rpc.NotificationSerializer(), topics=topics)
@@ -97,8 +98,8 @@ def _child_main(options, topics, items, sent, ready):
                 getattr(notifier.prepare(publisher_id=publisher_id),
                         priority)(ctxt, event_type, payload)
             except Exception:
-                logging.getLogger(__name__).exception(
-                    'Failed to send the notification %s', event_type)
+                LOG.exception('Failed to send the notification %s',
+                              event_type)
             with sent.get_lock():
                 sent.value += 1
     finally:

@@ -141,11 +141,20 @@ def get_versioned_notifier(publisher_id):
     return _NOTIFIER.prepare(publisher_id)
 
 
+def _logging_options():
+    """``{option: value}`` of the service's oslo.log options."""
+    probe = cfg.ConfigOpts()
+    log.register_options(probe)
+    return {name: CONF[name] for name in probe if name in CONF}
+
+
 def _messaging_options(driver=None):
-    """The messaging options the notification sender process needs:
-    ``{group: {option: value}}`` (``DEFAULT`` for the default group)."""
-    options = {'DEFAULT': {'transport_url': CONF.transport_url,
-                           'control_exchange': CONF.control_exchange}}
+    """The messaging and logging options the notification sender process
+    needs: ``{group: {option: value}}`` (``DEFAULT`` for the default
+    group)."""
+    options = {'DEFAULT': dict(_logging_options(),
+                               transport_url=CONF.transport_url,
+                               control_exchange=CONF.control_exchange)}
     for group in ('oslo_messaging_notifications', 'oslo_messaging_rabbit',
                   'oslo_messaging_kafka'):
         if group in CONF:

@@ -35,6 +35,7 @@ from baremetal_orch.flows import persistence
 from baremetal_orch.flows import runtime as runtime_mod
 from baremetal_orch.flows import site_deploy
 from baremetal_orch.objects import action as action_obj
+from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -117,9 +118,11 @@ class ActionRunner:
         root = dbapi.create_task({
             'action_uuid': action.uuid, 'kind': 'action',
             'name': action.name, 'status': 'running', 'started_at': now})
-        group_tasks = dict(zip(strategy.names(), dbapi.create_tasks([
+        # In the plan's order: groups never started are listed that way.
+        plan = strategy.topological_order()
+        group_tasks = dict(zip(plan, dbapi.create_tasks([
             {'action_uuid': action.uuid, 'parent_uuid': root,
-             'kind': 'group', 'name': name} for name in strategy.names()])))
+             'kind': 'group', 'name': name} for name in plan])))
         action.state = action_obj.RUNNING
         action.task_uuid = root
         action.started_at = now
@@ -127,6 +130,8 @@ class ActionRunner:
         action.progress = {'site': site.to_dict(), 'group_tasks': group_tasks}
         action.report = site.report()
         action.save()
+        event_obj.action_started(action, groups=len(plan),
+                                 nodes=len(site.tracker.statuses()))
         notify.action(context, action, 'start')
         book = tf_models.LogBook(action.uuid, uuid=action.uuid)
         deps = {g.name: list(g.depends_on) for g in strategy.groups}
@@ -187,6 +192,12 @@ class ActionRunner:
                     heartbeat_timeout=CONF.conductor.heartbeat_timeout):
                 LOG.warning('Taking over action %s of dead conductor %s',
                             action.uuid, action.conductor)
+                event_obj.Event.record(
+                    event_obj.ACTION_TAKEN_OVER, resource_uuid=action.uuid,
+                    action_uuid=action.uuid,
+                    message='conductor %s took over from dead conductor %s'
+                    % (self.host, action.conductor),
+                    details={'from': action.conductor, 'to': self.host})
                 action.conductor = self.host
                 action.obj_reset_changes(['conductor'])
                 self._resume_or_start(context, action)
@@ -237,10 +248,12 @@ class ActionRunner:
 
     def _finish(self, runtime, error=None):
         site = runtime.site
-        for group in site.skip_blocked():
+        skipped = site.skip_blocked()
+        for group in skipped:
             runtime._group_task(group, status='failed',
                                 reason='dependency_failed',
                                 finished_at=timeutils.utcnow())
+        runtime._groups_finished(skipped)
         state, result = site.outcome()
         if error is not None or state == site_mod.STATE_RUNNING:
             state, result = action_obj.FAILED, 'failed'
@@ -255,6 +268,7 @@ class ActionRunner:
         action.result = result
         action.finished_at = now
         action.save()
+        event_obj.action_finished(action, error)
         notify.action(runtime.context, action,
                       'end' if state == action_obj.COMPLETE else 'error',
                       exc=error)
@@ -265,6 +279,8 @@ class ActionRunner:
             'state': action_obj.FAILED, 'result': 'failed',
             'finished_at': timeutils.utcnow(),
             'report': {'error': reason}})
+        event_obj.action_finished(
+            action_obj.Action.get(context, action_uuid), reason)
 
     def wait(self, timeout=None):
         """Wait for every running action (tests, shutdown)."""

@@ -10,14 +10,23 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import os
+
 from oslo_db import options as db_options
 
-_DEFAULT_SQL_CONNECTION = (
-    'sqlite:////var/lib/baremetal-orch/baremetal-orch.sqlite')
+
+def default_sqlite_path():
+    """Where every command of the service finds its embedded sqlite
+    database when ``[database]connection`` is not set: the user's data
+    directory (``$XDG_DATA_HOME``, by default ``~/.local/share``)."""
+    base = (os.environ.get('XDG_DATA_HOME') or
+            os.path.join(os.path.expanduser('~'), '.local', 'share'))
+    return os.path.join(base, 'baremetal-orch', 'baremetal-orch.sqlite')
 
 
 def register_opts(conf):
-    db_options.set_defaults(conf, connection=_DEFAULT_SQL_CONNECTION)
+    db_options.set_defaults(conf,
+                            connection='sqlite:///' + default_sqlite_path())
 
 
 def list_opts():

@@ -33,15 +33,20 @@ def _config(connection):
 
 
 def upgrade(revision='head', engine=None):
-    """Upgrade the schema, then taskflow's persistence tables."""
-    engine = engine or sqla_api.get_engine()
+    """Create or upgrade the schema, then taskflow's persistence tables.
+
+    The directory of a sqlite database file is created.
+    """
+    if engine is None:
+        sqla_api.ensure_sqlite_directory()
+    engine = sqla_api.check_connection(engine)
     with engine.begin() as connection:
         alembic_command.upgrade(_config(connection), revision)
     _upgrade_taskflow(engine)
 
 
 def version(engine=None):
-    engine = engine or sqla_api.get_engine()
+    engine = sqla_api.check_connection(engine)
     with engine.connect() as connection:
         context = alembic_migration.MigrationContext.configure(
             connection, opts={'version_table': _VERSION_TABLE})

@@ -246,6 +246,19 @@ class SiteDeployment:
             return all(s.status in (SUCCESS, FAILED)
                        for s in self._groups.values())
 
+    def startable_groups(self, free_slots):
+        """The pending groups that may take the ``free_slots`` free group
+        slots now: the first ready groups in the plan's order (topological,
+        ties broken by document order).
+
+        So with one slot a run takes the order of its dry run, and with
+        more, ready groups start in that same priority.
+        """
+        if free_slots < 1:
+            return []
+        with self._lock:
+            return self.ready_groups()[:free_slots]
+
     def foreign_claims(self, group):
         """``{node: other group}`` for nodes of ``group`` in flight elsewhere.
 

@@ -35,6 +35,7 @@ from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.drivers import labels as label_drivers
 from baremetal_orch.flows import persistence
 from baremetal_orch.objects import action as action_obj
+from baremetal_orch.objects import event as event_obj
 from baremetal_orch.objects import node as node_obj
 
 CONF = cfg.CONF
@@ -84,6 +85,12 @@ class RelabelNode(task.Task):
             dbapi.update_task(self.task_uuid, {
                 'status': 'failed', 'reason': str(e),
                 'finished_at': timeutils.utcnow()})
+            event_obj.Event.record(
+                event_obj.NODE_FAILED, resource_uuid=node.uuid,
+                action_uuid=action.uuid,
+                message='labels of node %s failed: %s' % (node.ident, e),
+                details={'node': node.name, 'phase': 'labels',
+                         'reason': str(e)})
             notify.labels(context, action, node, 'error', exc=e)
             return False
         node.applied_labels = labels
@@ -120,6 +127,7 @@ def start(runner, context, action):
     action.conductor = runner.host
     action.progress = {'targets': targets}
     action.save()
+    event_obj.action_started(action, nodes=len(targets))
     notify.action(context, action, 'start')
     book = tf_models.LogBook(action.uuid, uuid=action.uuid)
     executor = _executor()
@@ -192,4 +200,5 @@ def _finish(context, action_uuid, error):
     action.result = 'success' if ok else 'failed'
     action.finished_at = now
     action.save()
+    event_obj.action_finished(action, error)
     notify.action(context, action, 'end' if ok else 'error', exc=error)

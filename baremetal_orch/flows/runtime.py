@@ -26,6 +26,7 @@ from oslo_utils import timeutils
 
 from baremetal_orch.common import notify
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -52,30 +53,57 @@ def get(action_uuid):
 
 
 class GroupSlots:
-    """At most ``[conductor]max_concurrent_groups`` groups at once.
+    """At most ``[conductor]max_concurrent_groups`` groups at once, handed
+    out in the plan's order (:meth:`SiteDeployment.startable_groups`).
 
-    acquire/release are idempotent per group, so a resumed flow that
+    :meth:`start` takes a slot and starts the group in the site's rules in
+    one step, so the start order is the order slots were granted.
+    start/release are idempotent per group, so a resumed flow that
     re-enters a group's deploy does not take a second slot.
     """
 
-    def __init__(self, size):
+    #: Seconds between two looks at the rules while waiting (a safety net:
+    #: every release wakes the waiters).
+    recheck_interval = 1.0
+
+    def __init__(self, size, site):
         self._cond = threading.Condition()
         self._size = size
+        self._site = site
         self._holders = set()
+        self._startable = None
 
-    def acquire(self, group):
+    def _may_start(self, group):
+        free = self._size - len(self._holders)
+        if free < 1:
+            return False
+        if self._site.group_status(group)['status'] != 'pending':
+            # Started before (a resumed flow): a free slot is enough.
+            return True
+        if self._startable is None:
+            # Computed once per change, shared by every waiter.
+            self._startable = set(self._site.startable_groups(free))
+        return group in self._startable
+
+    def start(self, group):
+        """Wait for ``group``'s turn and a free slot, then start it."""
         with self._cond:
             if group in self._holders:
                 return
-            while len(self._holders) >= self._size:
-                self._cond.wait()
+            while not self._may_start(group):
+                if not self._cond.wait(self.recheck_interval):
+                    self._startable = None
+            self._site.start(group)
             self._holders.add(group)
+            self._startable = None
+            self._cond.notify_all()
 
     def release(self, group):
         with self._cond:
-            if group in self._holders:
-                self._holders.discard(group)
-                self._cond.notify_all()
+            self._holders.discard(group)
+            # A group's end may make others ready: every waiter looks again.
+            self._startable = None
+            self._cond.notify_all()
 
 
 class ActionRuntime:
@@ -92,7 +120,7 @@ class ActionRuntime:
         self.dispatcher = dispatcher
         self.group_tasks = group_tasks
         self.root_task = root_task
-        self.slots = GroupSlots(CONF.conductor.max_concurrent_groups)
+        self.slots = GroupSlots(CONF.conductor.max_concurrent_groups, site)
         self._save_lock = threading.Lock()
 
     # Checkpoints -----------------------------------------------------------
@@ -108,16 +136,51 @@ class ActionRuntime:
     def _group_task(self, group, **values):
         dbapi.update_task(self.group_tasks[group], values)
 
+    # Events ----------------------------------------------------------------
+
+    def _group_started(self, group):
+        event_obj.Event.record(
+            event_obj.GROUP_STARTED, resource_uuid=self.group_tasks[group],
+            action_uuid=self.action_uuid,
+            message='group %s started' % group,
+            details={'group': group, 'nodes': len(self.site.nodes(group)),
+                     'position': self.site.order().index(group)})
+
+    def _groups_finished(self, groups):
+        report = self.site.report()['groups']
+        events = []
+        for group in groups:
+            entry = report[group]
+            events.append({
+                'event_type': event_obj.GROUP_FINISHED,
+                'resource_uuid': self.group_tasks[group],
+                'action_uuid': self.action_uuid,
+                'message': 'group %s ended %s%s' % (
+                    group, entry['status'],
+                    ' (%s)' % entry['reason'] if entry['reason'] else ''),
+                'details': {
+                    'group': group, 'status': entry['status'],
+                    'reason': entry['reason'],
+                    'critical': entry['critical'],
+                    'nodes': len(entry['nodes']),
+                    'succeeded': len(entry['succeeded_nodes']),
+                    'failed': len(entry['failed_nodes']),
+                    'misses': entry.get('misses') or []}})
+        if events:
+            event_obj.Event.record_many(events)
+
     # Deciders --------------------------------------------------------------
 
     def decide(self, group):
         if self.site.can_run(group):
             return True
-        for skipped in self.site.skip_blocked():
-            self._group_task(skipped, status='failed',
+        skipped = self.site.skip_blocked()
+        for name in skipped:
+            self._group_task(name, status='failed',
                              reason='dependency_failed',
                              finished_at=timeutils.utcnow())
         self.checkpoint()
+        self._groups_finished(skipped)
         return False
 
     # Phases ----------------------------------------------------------------
@@ -125,12 +188,12 @@ class ActionRuntime:
     def run_prepare(self, group):
         if not self.decide(group):
             return {}
-        self.slots.acquire(group)
         first = group not in self.site.order()
-        self.site.start(group)
+        self.slots.start(group)
         if first:
             self._group_task(group, status='running',
                              started_at=timeutils.utcnow())
+            self._group_started(group)
         targets = self.site.prepare_targets(group)
         self.checkpoint()
         notify.group(self.context, self.action, group, 'prepare', 'start')
@@ -149,7 +212,7 @@ class ActionRuntime:
         status = self.site.group_status(group)
         if not prepare_ok or status['status'] != 'running':
             return {}
-        self.slots.acquire(group)
+        self.slots.start(group)
         targets = self.site.deploy_targets(group)
         self.checkpoint()
         notify.group(self.context, self.action, group, 'deploy', 'start')
@@ -169,6 +232,7 @@ class ActionRuntime:
                              reason=status['reason'],
                              finished_at=timeutils.utcnow())
             self.checkpoint()
+            self._groups_finished([group])
             return status['status']
         finally:
             self.slots.release(group)
@@ -274,6 +338,18 @@ class NodeDispatcher:
             inflight[task_uuid] = (name, node, self._send(
                 runtime, task_uuid, node, phase, params, timeout))
 
+    @staticmethod
+    def _record_failures(runtime, phase, params, failures):
+        """One ``node.failed`` event per (node, reason)."""
+        event_obj.Event.record_many({
+            'event_type': event_obj.NODE_FAILED,
+            'resource_uuid': node.uuid, 'action_uuid': runtime.action_uuid,
+            'message': '%s of node %s failed: %s' % (
+                phase, node.name or node.uuid, reason),
+            'details': {'node': node.name, 'group': params.get('group'),
+                        'phase': phase, 'reason': reason}}
+            for node, reason in failures)
+
     def run(self, runtime, phase_task, phase, names, timeout, params):
         nodes = {n.name: n for n in dbapi.get_nodes_by_names(names)}
         existing = {t.node_uuid: t for t in dbapi.list_tasks(
@@ -318,12 +394,22 @@ class NodeDispatcher:
                     dbapi.update_task(task_uuid, {
                         'status': 'failed', 'reason': 'timeout',
                         'finished_at': timeutils.utcnow()})
+                self._record_failures(runtime, phase, params, [
+                    (node, 'timeout') for _n, node, _h in inflight.values()])
                 return PhaseResults(done, True)
             time.sleep(runtime.poll_interval)
             statuses = dbapi.get_task_statuses(list(inflight))
+            failed = []
             for task_uuid, status in statuses.items():
                 if status in FINAL_TASK_STATUSES:
-                    done[inflight.pop(task_uuid)[0]] = status == 'success'
+                    name, node, _host = inflight.pop(task_uuid)
+                    done[name] = status == 'success'
+                    if status != 'success':
+                        failed.append((node, task_uuid))
+            if failed:
+                self._record_failures(runtime, phase, params, [
+                    (node, dbapi.get_task(task_uuid).reason)
+                    for node, task_uuid in failed])
             if time.monotonic() > next_check:
                 next_check = time.monotonic() + \
                     CONF.conductor.heartbeat_interval

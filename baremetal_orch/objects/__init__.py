@@ -16,6 +16,7 @@ def register_all():
     __import__('baremetal_orch.objects.action')
     __import__('baremetal_orch.objects.chassis')
     __import__('baremetal_orch.objects.deployment')
+    __import__('baremetal_orch.objects.event')
     __import__('baremetal_orch.objects.node')
     __import__('baremetal_orch.objects.port')
     __import__('baremetal_orch.objects.service')

@@ -11,19 +11,24 @@
 #    under the License.
 """A small REST client of the baremetal-orch API on keystoneauth1.
 
-Every request carries ``OpenStack-API-Version: baremetal-orch 1.N``; an
-error answer (an API-SIG document ``{"errors": [{"status", "code", "title",
-"detail", "request_id"}]}``) becomes an :class:`ApiError`, a
+Every request carries ``OpenStack-API-Version: baremetal-orch 1.N``;
+with ``latest`` the client first reads the API's root document, which lists
+the minimum and maximum microversion of each major version, and asks for
+the maximum. An error answer (an API-SIG document ``{"errors": [{"status",
+"code", "title", "detail", "request_id"}]}``) becomes an :class:`ApiError`, a
 :class:`osc_lib.exceptions.CommandError` whose message is the detail the
 service gave, so the CLI prints it as it is.
 """
 
 import json
+import logging
 import urllib.parse
 
 from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 from osc_lib import exceptions
+
+LOG = logging.getLogger(__name__)
 
 SERVICE_TYPE = 'baremetal-orchestration'
 #: The service name in the ``OpenStack-API-Version`` header.
@@ -31,6 +36,8 @@ HEADER_SERVICE = 'baremetal-orch'
 VERSION_HEADER = 'OpenStack-API-Version'
 #: The newest microversion this client knows: 1.LAST_KNOWN_MINOR.
 LAST_KNOWN_MINOR = 0
+#: The API version option that asks for the newest the server offers.
+LATEST = 'latest'
 DEFAULT_TIMEOUT = 60
 
 
@@ -83,11 +90,39 @@ class ApiError(exceptions.CommandError):
                    detail=text[:500] or None, request_id=request_id)
 
 
+def is_latest(api_version):
+    """Whether the API version option asks for the server's newest."""
+    return api_version in (LATEST, '1.' + LATEST)
+
+
 def version_header(api_version):
-    """The microversion to ask for, from the CLI's API version option."""
+    """The microversion to ask for, from the CLI's API version option.
+
+    None for ``latest``: the server's maximum, known once negotiated.
+    """
+    if is_latest(api_version):
+        return None
     if api_version in (None, '', '1'):
         return '1.%d' % LAST_KNOWN_MINOR
     return api_version
+
+
+def max_version(root):
+    """``(min, max)`` microversion of v1 in the API's root document.
+
+    The root lists ``versions`` (``id``, ``min_version``, ``version``, the
+    maximum) and the ``default_version``. None when it names no v1 maximum.
+    """
+    if not isinstance(root, dict):
+        return None
+    candidates = [v for v in root.get('versions') or ()
+                  if isinstance(v, dict)]
+    candidates.append(root.get('default_version'))
+    for entry in candidates:
+        if (isinstance(entry, dict) and entry.get('id') == 'v1'
+                and entry.get('version')):
+            return entry.get('min_version'), entry['version']
+    return None
 
 
 class Client:
@@ -95,12 +130,56 @@ class Client:
 
     def __init__(self, session, api_version='1', endpoint_override=None,
                  region_name=None, interface=None, timeout=DEFAULT_TIMEOUT):
-        self.api_version = version_header(api_version)
+        self._api_version = version_header(api_version)
         self.adapter = adapter.Adapter(
             session, service_type=SERVICE_TYPE, region_name=region_name,
             interface=interface, endpoint_override=endpoint_override)
         self.timeout = timeout
         self._base = None
+
+    @property
+    def api_version(self):
+        """The microversion sent (``1.N``); negotiated first for latest."""
+        if self._api_version is None:
+            self._api_version = self.negotiate_version()
+        return self._api_version
+
+    @api_version.setter
+    def api_version(self, value):
+        self._api_version = value
+
+    def negotiate_version(self):
+        """The newest microversion the server offers, from its root.
+
+        :raises: CommandError when the root cannot be read or lists no
+            v1 maximum.
+        """
+        url = self.base_url + '/'
+        try:
+            resp = self.adapter.get(url, headers={'Accept':
+                                                  'application/json'},
+                                    raise_exc=False, timeout=self.timeout)
+        except ks_exc.ConnectionError as e:
+            raise exceptions.CommandError(
+                'Unable to reach the baremetal-orch API at %s: %s'
+                % (self.base_url, e))
+        if resp.status_code >= 400:
+            raise exceptions.CommandError(
+                'Cannot negotiate the latest API version: %s'
+                % ApiError.from_response(resp))
+        try:
+            found = max_version(resp.json())
+        except ValueError:
+            found = None
+        if found is None:
+            raise exceptions.CommandError(
+                'Cannot negotiate the latest API version: the root document '
+                'at %s lists no v1 version range; give '
+                '--os-baremetal-orch-api-version 1.N' % url)
+        minimum, maximum = found
+        LOG.debug('baremetal-orch API versions %s to %s: using %s',
+                  minimum, maximum, maximum)
+        return maximum
 
     @property
     def base_url(self):

@@ -16,7 +16,8 @@ Registered under the ``openstack.cli.extension`` entry point group as
 
 ``--os-baremetal-orch-api-version`` (``OS_BAREMETAL_ORCH_API_VERSION``)
 takes ``1`` (the newest microversion this client knows, the default),
-``1.N`` or ``latest``; it is sent as ``OpenStack-API-Version:
+``1.N`` or ``latest`` (the newest the server offers: its root document
+lists the minimum and maximum); it is sent as ``OpenStack-API-Version:
 baremetal-orch 1.N``.
 
 Works with a Keystone session (the endpoint of the service type
@@ -26,6 +27,7 @@ one: ``openstack --os-auth-type none --os-endpoint http://HOST:PORT
 baremetal orch node list``.
 """
 
+import argparse
 import logging
 import re
 
@@ -43,15 +45,34 @@ DEFAULT_API_VERSION = '1'
 #: command group ``openstack.baremetal_orch.v1``).
 API_VERSIONS = ('1', 'latest') + tuple(
     '1.%d' % minor for minor in range(client_mod.LAST_KNOWN_MINOR + 1))
+#: ``latest`` as osc carries it. osc loads the commands of the group named
+#: after the major version, the text before the first dot
+#: (``openstack.baremetal_orch.v1``): a bare ``latest`` would look for
+#: ``openstack.baremetal_orch.vlatest`` and find no command at all.
+LATEST = '1.' + client_mod.LATEST
 
-_VERSION_RE = re.compile(r'^(1|1\.\d+|latest)$')
+_VERSION_RE = re.compile(r'^(1|1\.\d+|latest|1\.latest)$')
+
+
+def normalize_version(value):
+    """The API version option as osc must see it (``latest`` → ``1.latest``).
+    """
+    return LATEST if value == client_mod.LATEST else value
+
+
+class _VersionAction(argparse.Action):
+    """Store the option normalized by :func:`normalize_version`."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, normalize_version(values))
 
 
 def check_api_version(check_version):
     """Validate ``--os-baremetal-orch-api-version``.
 
     :returns: True, telling osc to skip its own check against
-        :data:`API_VERSIONS` (any ``1.N`` is acceptable: the server decides).
+        :data:`API_VERSIONS` (any ``1.N`` is acceptable: the server decides;
+        ``latest`` arrives as :data:`LATEST`).
     :raises: CommandError for anything that is not ``1``, ``1.N`` or
         ``latest``.
     """
@@ -82,9 +103,10 @@ def build_option_parser(parser):
     parser.add_argument(
         '--os-baremetal-orch-api-version',
         metavar='<baremetal-orch-api-version>',
-        default=utils.env('OS_BAREMETAL_ORCH_API_VERSION',
-                          default=DEFAULT_API_VERSION),
+        action=_VersionAction,
+        default=normalize_version(utils.env('OS_BAREMETAL_ORCH_API_VERSION',
+                                            default=DEFAULT_API_VERSION)),
         help='Bare metal orchestration API version: 1 (the newest this '
-             'client knows, default), 1.N or latest '
-             '(Env: OS_BAREMETAL_ORCH_API_VERSION)')
+             'client knows, default), 1.N or latest (the newest the server '
+             'offers) (Env: OS_BAREMETAL_ORCH_API_VERSION)')
     return parser

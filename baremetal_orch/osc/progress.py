@@ -17,7 +17,8 @@ and optionally its task tree (``GET /v1/tasks/{uuid}?tree=true``) to a
 running now with their phase. :func:`format_line` renders it with the
 elapsed time; :class:`Display` writes the lines to stderr (rewriting one
 line on a terminal, one line per change otherwise); :func:`watch` polls
-until the action ends. :func:`report_rows` is the final table.
+until the action ends. The final table is
+:func:`baremetal_orch.osc.report.report_rows`.
 """
 
 import dataclasses
@@ -31,10 +32,6 @@ GROUP_DONE = ('success', 'failed')
 NODE_DONE = ('success', 'failure')
 #: Task statuses of a finished task (task tree).
 TASK_DONE = ('success', 'failed')
-
-REPORT_COLUMNS = ('Group', 'Critical', 'Status', 'Reason', 'Succeeded',
-                  'Failed')
-LABEL_COLUMNS = ('Node', 'Status', 'Error')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,32 +154,6 @@ def format_line(progress, elapsed=None):
     if elapsed is not None:
         parts.append('elapsed %s' % format_elapsed(elapsed))
     return ' | '.join(parts)
-
-
-def report_rows(report):
-    """(columns, rows) of the final report table.
-
-    A site action: one row per group, in the order the groups started,
-    then those that never started. update_labels: one row per node.
-    """
-    report = report or {}
-    groups = report.get('groups')
-    if groups is not None:
-        order = list(report.get('order') or [])
-        order += sorted(g for g in groups if g not in order)
-        rows = []
-        for name in order:
-            entry = groups[name]
-            rows.append((name, entry.get('critical'), entry.get('status'),
-                         entry.get('reason') or '',
-                         len(entry.get('succeeded_nodes') or ()),
-                         len(entry.get('failed_nodes') or ())))
-        return REPORT_COLUMNS, rows
-    errors = report.get('errors') or {}
-    rows = [(n, 'relabeled', '') for n in report.get('relabeled') or ()]
-    rows += [(n, 'failed', errors.get(n) or '')
-             for n in report.get('not_relabeled') or ()]
-    return LABEL_COLUMNS, rows
 
 
 class Display:

@@ -9,3 +9,10 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
+"""The tests of baremetal_orch.
+
+Every test process imports this package first: it selects oslo.service's
+threading backend, as the server's entry points do.
+"""
+
+from baremetal_orch import cmd  # noqa: F401

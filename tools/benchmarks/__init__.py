@@ -9,3 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
+
+# The benchmarks run the service's code as its processes do: on
+# oslo.service's threading backend (selected by baremetal_orch.cmd).
+from baremetal_orch import cmd  # noqa: F401

@@ -13,6 +13,7 @@
 
 import contextlib
 import datetime
+import os
 import threading
 
 from oslo_config import cfg
@@ -92,10 +93,69 @@ def _options():
     return options
 
 
+def masked_url(connection=None):
+    """``[database]connection`` (or ``connection``) with its password
+    masked, for messages."""
+    connection = connection or CONF.database.connection
+    try:
+        return sa.engine.make_url(connection).render_as_string(
+            hide_password=True)
+    except Exception:
+        return '<unparseable [database]connection>'
+
+
+def sqlite_file(connection=None):
+    """The file of a sqlite ``connection`` URL, or None."""
+    url = sa.engine.make_url(connection or CONF.database.connection)
+    if (url.get_backend_name() == 'sqlite' and
+            url.database not in (None, '', ':memory:')):
+        return url.database
+    return None
+
+
+def ensure_sqlite_directory(connection=None):
+    """Create the directory of a sqlite database file (``db upgrade`` and
+    the all-in-one service create the database)."""
+    path = sqlite_file(connection)
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+
+
+def check_connection(engine=None):
+    """The engine (``engine`` or the service's), once it connected; a
+    database that cannot be opened raises DatabaseUnavailable naming it."""
+    url = None
+    try:
+        if engine is None:
+            url = CONF.database.connection
+            engine = get_engine()
+        url = engine.url.render_as_string(hide_password=False)
+        with engine.connect():
+            pass
+    except (sa.exc.OperationalError, sa.exc.InterfaceError,
+            db_exc.DBError) as e:
+        reason = (getattr(e, 'orig', None) or
+                  getattr(e, 'inner_exception', None) or e)
+        raise exception.DatabaseUnavailable(
+            url=masked_url(url), reason=str(reason).splitlines()[0])
+    return engine
+
+
+def _check_sqlite_directory(connection):
+    path = sqlite_file(connection)
+    if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise exception.DatabaseUnavailable(
+            url=masked_url(connection),
+            reason='the directory %s does not exist; "baremetal-orch-manage '
+            'db upgrade" creates the database, or set [database]connection'
+            % os.path.dirname(os.path.abspath(path)))
+
+
 def _facade():
     global _FACADE
     with _FACADE_LOCK:
         if _FACADE is None:
+            _check_sqlite_directory(CONF.database.connection)
             facade = enginefacade.transaction_context()
             facade.configure(sqlite_fk=True, **_options())
             engine = facade.writer.get_engine()

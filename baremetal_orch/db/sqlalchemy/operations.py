@@ -235,6 +235,17 @@ def create_event(event_type, resource_uuid=None, action_uuid=None,
         return row
 
 
+def create_events(rows):
+    """Insert many events in one transaction (dicts with the arguments of
+    :func:`create_event`); returns their uuids."""
+    rows = [dict(r, uuid=r.get('uuid') or uuidutils.generate_uuid(),
+                 created_at=timeutils.utcnow()) for r in rows]
+    if rows:
+        with api.writer() as session:
+            session.execute(sa.insert(models.Event), rows)
+    return [r['uuid'] for r in rows]
+
+
 def list_events(filters=None, limit=None, marker=None, sort_key=None,
                 sort_dir=None):
     with api.reader() as session:

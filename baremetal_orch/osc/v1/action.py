@@ -11,25 +11,57 @@
 #    under the License.
 """``openstack baremetal orch action ...``: site and label actions."""
 
+import logging
 import sys
 
 from osc_lib.command import command
 from osc_lib import exceptions
 
+from baremetal_orch.osc import client as client_mod
 from baremetal_orch.osc import common
 from baremetal_orch.osc import progress
+from baremetal_orch.osc import report as report_mod
+
+LOG = logging.getLogger(__name__)
 
 NAMES = ('deploy_site', 'update_site', 'update_labels')
 SITE_ACTIONS = ('deploy_site', 'update_site')
-FIELDS = ('uuid', 'name', 'parameters', 'state', 'result', 'task_uuid',
-          'conductor', 'created_at', 'started_at', 'finished_at',
-          'updated_at', 'report')
+FIELDS = ('uuid', 'name', 'parameters', 'dry_run', 'state', 'result',
+          'task_uuid', 'conductor', 'created_at', 'started_at',
+          'finished_at', 'updated_at', 'report')
 LIST_COLUMNS = (('uuid', 'UUID'), ('name', 'Name'), ('state', 'State'),
                 ('result', 'Result'), ('created_at', 'Created At'))
 LONG_COLUMNS = LIST_COLUMNS + (
     ('parameters', 'Parameters'), ('conductor', 'Conductor'),
     ('started_at', 'Started At'), ('finished_at', 'Finished At'))
 PLAN_COLUMNS = ('Group', 'Critical', 'Depends On', 'Nodes', 'Also In')
+
+
+def show_action(action):
+    """(columns, values) of an action: its report summed up in a table,
+    nested in JSON."""
+    fields, values = common.show(action, FIELDS)
+    values = tuple(report_mod.ReportColumn(action.get('report'))
+                   if field == 'report' else value
+                   for field, value in zip(fields, values))
+    return fields, values
+
+
+def report_output(api, action):
+    """(columns, rows) of an action's report, with the reasons of the
+    nodes that failed (from its task tree, when it can be read)."""
+    report = action.get('report')
+    reasons = None
+    if action.get('name') in SITE_ACTIONS and action.get('task_uuid') and (
+            report or {}).get('groups'):
+        try:
+            reasons = report_mod.node_reasons(api.get(
+                'tasks/%s' % action['task_uuid'], params={'tree': 'true'}))
+        except client_mod.ApiError as e:
+            LOG.warning('The task tree of action %s cannot be read, the '
+                        'report goes without the reasons of failed nodes: '
+                        '%s', action.get('uuid'), e)
+    return report_mod.report_rows(report, reasons)
 
 
 def plan_rows(plan):
@@ -127,7 +159,7 @@ class CreateAction(common.ListOrShow):
             return plan_rows(result.get('plan') or {})
         if not parsed_args.wait:
             self.show_one = True
-            return common.show(result, FIELDS)
+            return show_action(result)
         stderr = getattr(self.app, 'stderr', sys.stderr)
         stderr.write('%s %s started\n' % (result['name'], result['uuid']))
         try:
@@ -142,7 +174,7 @@ class CreateAction(common.ListOrShow):
         self.failed = action.get('state') != 'complete'
         stderr.write('Action %s: %s (%s)\n' % (
             action['uuid'], action.get('state'), action.get('result')))
-        return progress.report_rows(action.get('report'))
+        return report_output(api, action)
 
     def run(self, parsed_args):
         status = super().run(parsed_args)
@@ -175,20 +207,28 @@ class ListAction(command.Lister):
 
 
 class ShowAction(common.ListOrShow):
-    """Show an action, or with --report its report as a table."""
+    """Show an action (its report summed up), or with --report the report.
+
+    With -f json or -f yaml the values are those of the API: the report
+    nested as the API gives it, null for what is not set.
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('action', metavar='<uuid>',
                             help='UUID of the action.')
-        parser.add_argument('--report', action='store_true',
-                            help='Show the report: one row per group (per '
-                                 'node for update_labels).')
+        parser.add_argument(
+            '--report', action='store_true',
+            help='Show the report: a row per group (status, reason, '
+                 'nodes succeeded and failed, criteria missed) followed by '
+                 'a row per node of the group (status, why it failed); a '
+                 'row per node for update_labels.')
         return parser
 
     def take_action(self, parsed_args):
-        action = common.client(self).get('actions/%s' % parsed_args.action)
+        api = common.client(self)
+        action = api.get('actions/%s' % parsed_args.action)
         if parsed_args.report:
-            return progress.report_rows(action.get('report'))
+            return report_output(api, action)
         self.show_one = True
-        return common.show(action, FIELDS)
+        return show_action(action)

@@ -11,6 +11,7 @@
 #    under the License.
 """``openstack baremetal orch node ...``: the node inventory."""
 
+import difflib
 import functools
 import json
 
@@ -418,6 +419,29 @@ class DisableConsole(_ConsoleCommand):
 
 
 CRITERIA = ('node_names', 'node_tags', 'rack_names', 'node_labels')
+#: How the text form reads, shown in every selector error, with an example.
+SELECTOR_SYNTAX = (
+    'Separate criteria with ";" (all must match) and the values of one '
+    'criterion with "," (any may match): --selector "%s" (quoted: ";" ends '
+    'a shell command)')
+SELECTOR_EXAMPLE = 'node_tags=compute;rack_names=rack01'
+
+
+def criterion_in(value):
+    """The criterion a selector value seems to start, or None.
+
+    ``rack_names=rack01`` (and a near miss such as ``rack_name=rack01``)
+    given as a value of another criterion is almost surely a criterion
+    written after a ``,`` instead of a ``;``.
+    """
+    key, sep, _rest = value.partition('=')
+    if not sep:
+        return None
+    key = key.strip()
+    if key in CRITERIA:
+        return key
+    close = difflib.get_close_matches(key, CRITERIA, n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def parse_selector(text):
@@ -425,7 +449,13 @@ def parse_selector(text):
 
     JSON (``{"node_tags": ["control"]}``) or
     ``criterion=v1,v2[;criterion=...]`` (``node_tags=control;
-    rack_names=rack03``); criteria are AND-ed, values OR-ed.
+    rack_names=rack03``); criteria are AND-ed, values OR-ed. A value that
+    looks like ``criterion=value`` is refused: ``node_tags=compute,
+    rack_names=rack01`` would otherwise select every compute node, with
+    ``rack_names=rack01`` taken for a tag. (The JSON form takes any value
+    as it is.)
+
+    :raises: CommandError naming the part and showing the syntax.
     """
     text = text.strip()
     if text.startswith('{'):
@@ -445,8 +475,24 @@ def parse_selector(text):
         if not sep or key not in CRITERIA:
             raise exceptions.CommandError(
                 'Invalid selector part %r: expected one of %s followed by '
-                '=value[,value...]' % (part, ', '.join(CRITERIA)))
-        selector[key] = [v.strip() for v in values.split(',') if v.strip()]
+                '=value[,value...]. %s.' % (part, ', '.join(CRITERIA),
+                                            SELECTOR_SYNTAX
+                                            % SELECTOR_EXAMPLE))
+        selector[key] = []
+        for raw in values.split(','):
+            value = raw.strip()
+            if not value:
+                continue
+            other = criterion_in(value)
+            if other is not None:
+                fixed = text.replace(',' + raw, ';%s=%s' % (
+                    other, value.partition('=')[2].strip()), 1)
+                raise exceptions.CommandError(
+                    'Invalid selector %r: %r looks like the criterion %s, '
+                    'not a value of %s. %s. A value that really holds "=" '
+                    'can be given in the JSON form.'
+                    % (text, value, other, key, SELECTOR_SYNTAX % fixed))
+            selector[key].append(value)
     return selector
 
 
@@ -462,8 +508,9 @@ class FilterNode(command.Lister):
             '--selector', metavar='<selector>', dest='selectors',
             action='append', default=[],
             help='A selector: "node_tags=control;rack_names=rack03" (the '
-                 'criteria AND-ed, the values of one criterion OR-ed; '
-                 'node_labels values are key:value) or a JSON object. '
+                 'criteria separated by ";" and AND-ed, the values of one '
+                 'criterion separated by "," and OR-ed; node_labels values '
+                 'are key:value; quote it for the shell) or a JSON object. '
                  'Repeat for the union of several selectors.')
         return parser
 

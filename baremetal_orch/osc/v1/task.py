@@ -49,8 +49,16 @@ def tree_rows(tree):
     return rows
 
 
+#: Output formats that get the tree nested, as the API gives it.
+NESTED_FORMATS = ('json', 'yaml')
+
+
 class ShowTask(common.ListOrShow):
-    """Show a task, or with --tree the task and all its subtasks."""
+    """Show a task, or with --tree the task and all its subtasks.
+
+    With --tree the table draws the tree; -f json and -f yaml give the
+    API's nested tree (each task with its ``subtasks``).
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -59,7 +67,8 @@ class ShowTask(common.ListOrShow):
                                  'task_uuid is the root of its tree).')
         parser.add_argument('--tree', action='store_true',
                             help='Show the whole tree, indented: action, '
-                                 'groups, phases, nodes.')
+                                 'groups, phases, nodes (nested with -f '
+                                 'json or -f yaml).')
         parser.add_argument('--long', action='store_true',
                             help='With --tree: add the task UUIDs.')
         return parser
@@ -72,6 +81,9 @@ class ShowTask(common.ListOrShow):
                                FIELDS)
         tree = api.get('tasks/%s' % parsed_args.task,
                        params={'tree': 'true'})
+        if parsed_args.formatter in NESTED_FORMATS:
+            self.show_one = True
+            return common.show(tree, [f for f in tree if f != 'links'])
         rows = []
         for label, task in tree_rows(tree):
             row = (label, task.get('kind'), task.get('status'),

@@ -36,6 +36,19 @@ def write_config(path, sections):
     return path
 
 
+#: Seconds a request waits for a node locked by earlier work.
+LOCKED_WAIT = 60
+
+
+def _node_locked(resp):
+    if resp.status_code != 409:
+        return False
+    try:
+        return resp.json()['errors'][0]['code'] == 'baremetal_orch.node.locked'
+    except (ValueError, KeyError, IndexError, TypeError):
+        return False
+
+
 class Client:
     """A tiny REST client of the API for the tests."""
 
@@ -46,8 +59,23 @@ class Client:
             self.session.headers['X-Auth-Token'] = token
 
     def call(self, method, path, json=None, status=None, **kw):
-        resp = self.session.request(method, self.endpoint + path, json=json,
-                                    timeout=HTTP_TIMEOUT, **kw)
+        """One request; ``status`` is the status it must answer.
+
+        A node locked by the work of an earlier request answers 409
+        ``baremetal_orch.node.locked`` until that work ends: as the real
+        clients do for Ironic, the request is sent again until the node is
+        free (at most LOCKED_WAIT seconds), unless 409 is what the test
+        expects.
+        """
+        deadline = time.monotonic() + LOCKED_WAIT
+        while True:
+            resp = self.session.request(method, self.endpoint + path,
+                                        json=json, timeout=HTTP_TIMEOUT,
+                                        **kw)
+            if (status == 409 or not _node_locked(resp) or
+                    time.monotonic() > deadline):
+                break
+            time.sleep(0.1)
         if status is not None and resp.status_code != status:
             raise AssertionError('%s %s: expected %s, got %s: %s' % (
                 method, path, status, resp.status_code, resp.text))

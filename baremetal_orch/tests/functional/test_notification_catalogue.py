@@ -330,6 +330,8 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
         c = self.client
         c.put('/v1/nodes/inv-2/maintenance', status=202,
               json={'reason': 'fan'})
+        c.wait_for(lambda: c.get('/v1/nodes/inv-2', status=200).json()[
+            'maintenance'], 60)
         c.delete('/v1/nodes/inv-2/maintenance', status=202)
         self._node('maint-bad',
                    driver_info={'fake_fail_phase': 'maintenance'})
@@ -341,6 +343,8 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
         for name in ('console-ok', 'console-bad'):
             c.put('/v1/nodes/%s/states/console' % name, status=202,
                   json={'enabled': True})
+            c.wait_for(lambda n=name: c.get('/v1/nodes/%s' % n, status=200)
+                       .json()['console_enabled'], 60)
         # Its console is on; from now on its driver fails consoles.
         c.patch('/v1/nodes/console-bad', status=200, json=[
             {'op': 'add', 'path': '/driver_info/fake_fail_phase',

@@ -57,6 +57,19 @@ def table_rows(text):
             for line in text.splitlines() if line.startswith('|')]
 
 
+REPORT_HEADER = ['Group', 'Node', 'Critical', 'Status', 'Reason',
+                 'Succeeded', 'Failed', 'Misses']
+
+
+def group_rows(text):
+    """``{group: [critical, status, reason, succeeded, failed, misses]}``
+    of a report table (its group rows: those without a node)."""
+    rows = table_rows(text)
+    if rows[0] != REPORT_HEADER:
+        raise AssertionError('not a report table: %s' % rows[0])
+    return {r[0]: r[2:] for r in rows[1:] if r[0] and not r[1]}
+
+
 class CLITestCase(base.FunctionalTestCase):
     """An all-in-one service and a way to run the CLI against it."""
 
@@ -78,16 +91,20 @@ class CLITestCase(base.FunctionalTestCase):
     def openstack_argv(self):
         return ['--os-auth-type', 'none', '--os-endpoint', self.endpoint]
 
-    def cli(self, *args, status=0):
-        """Run ``openstack <auth> baremetal orch ARGS``; return it."""
+    def cli(self, *args, status=0, options=(), env=None):
+        """Run ``openstack <auth> OPTIONS baremetal orch ARGS``; return it.
+
+        :param options: more global options of ``openstack``.
+        :param env: more environment variables.
+        """
         binary = os.path.join(os.path.dirname(sys.executable), 'openstack')
         if not os.path.exists(binary):
             self.skipTest('python-openstackclient is not installed beside '
                           '%s' % sys.executable)
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith('OS_')}
-        argv = [binary] + self.openstack_argv() + ['baremetal', 'orch']
-        argv += list(args)
+        env = dict({k: v for k, v in os.environ.items()
+                    if not k.startswith('OS_')}, **(env or {}))
+        argv = [binary] + self.openstack_argv() + list(options)
+        argv += ['baremetal', 'orch'] + list(args)
         proc = subprocess.run(argv, capture_output=True, text=True,
                               env=env, timeout=CLI_TIMEOUT, check=False)
         self._cli_runs += 1
@@ -101,8 +118,9 @@ class CLITestCase(base.FunctionalTestCase):
                                                    proc.stderr))
         return proc
 
-    def cli_json(self, *args):
-        return json.loads(self.cli(*(args + ('-f', 'json'))).stdout)
+    def cli_json(self, *args, **kwargs):
+        return json.loads(self.cli(*(args + ('-f', 'json')),
+                                   **kwargs).stdout)
 
     def create_site(self, via_cli=('ntp01',), failures=()):
         """Create the example site; return the node names.
@@ -155,6 +173,14 @@ class TestWithoutKeystone(CLITestCase):
                              'node', 'filter', '--selector',
                              'node_tags=control;rack_names=rack03',
                              '--selector', 'node_names=ntp01').stdout)[1:]])
+        # A criterion after a "," is refused, not taken for a tag.
+        wrong = self.cli('node', 'filter', '--selector',
+                         'node_tags=compute,rack_names=rack01', status=1)
+        self.assertIn("'rack_names=rack01' looks like the criterion "
+                      "rack_names", wrong.stderr)
+        self.assertIn('--selector "node_tags=compute;rack_names=rack01"',
+                      wrong.stderr)
+        self.assertEqual('', wrong.stdout)
 
         strategy = self.cli_json('strategy', 'create', STRATEGY)
         self.assertEqual('deployment-strategy', strategy['name'])
@@ -163,12 +189,9 @@ class TestWithoutKeystone(CLITestCase):
         run = self.cli('action', 'create', 'deploy_site', '--strategy',
                        'deployment-strategy', '--wait',
                        '--poll-interval', '0.2')
-        rows = table_rows(run.stdout)
-        self.assertEqual(['Group', 'Critical', 'Status', 'Reason',
-                          'Succeeded', 'Failed'], rows[0])
-        by_group = {r[0]: r[1:] for r in rows[1:]}
+        by_group = group_rows(run.stdout)
         self.assertEqual(set(GROUPS), set(by_group))
-        self.assertEqual(['True', 'success', '', '4', '0'],
+        self.assertEqual(['True', 'success', '', '4', '0', ''],
                          by_group['control-nodes'])
         self.assertEqual({'success'}, {r[1] for r in by_group.values()})
         progress = run.stderr.splitlines()
@@ -183,8 +206,35 @@ class TestWithoutKeystone(CLITestCase):
                          [(a['Name'], a['State'], a['Result'])
                           for a in actions])
         action_uuid = actions[0]['UUID']
-        task_uuid = self.api.get('/v1/actions/%s' % action_uuid,
-                                 status=200).json()['task_uuid']
+        api_action = self.api.get('/v1/actions/%s' % action_uuid,
+                                  status=200).json()
+        task_uuid = api_action['task_uuid']
+
+        # action show: a summary in the table, the API's report in JSON.
+        shown = {r[0]: r[1] for r in table_rows(self.cli(
+            'action', 'show', action_uuid).stdout)[1:]}
+        self.assertEqual('groups: 5 (5 success)', shown['report'])
+        doc = self.cli_json('action', 'show', action_uuid)
+        self.assertEqual(api_action['report'], doc['report'])
+        self.assertEqual(('complete', 'success', False),
+                         (doc['state'], doc['result'], doc['dry_run']))
+        # action show --report: a row per group and per node, API values.
+        rows = self.cli_json('action', 'show', action_uuid, '--report')
+        groups = [r for r in rows if r['Node'] is None]
+        self.assertEqual(api_action['report']['order'],
+                         [r['Group'] for r in groups])
+        self.assertEqual({None}, {r['Reason'] for r in groups})
+        self.assertEqual({'success'}, {r['Status'] for r in rows})
+        control = [r for r in groups if r['Group'] == 'control-nodes'][0]
+        self.assertEqual((True, [], []), (control['Critical'],
+                                          control['Failed'],
+                                          control['Misses']))
+        self.assertEqual(api_action['report']['groups']['control-nodes'][
+            'succeeded_nodes'], control['Succeeded'])
+        self.assertEqual(
+            sorted((g, n) for g, e in api_action['report']['groups'].items()
+                   for n in e['nodes']),
+            sorted((r['Group'], r['Node']) for r in rows if r['Node']))
 
         dot = os.path.join(self.log_dir, 'x.dot')
         self.cli('strategy', 'graph', 'deployment-strategy', '--output', dot)
@@ -197,15 +247,24 @@ class TestWithoutKeystone(CLITestCase):
         nodes, _ = test_graph.parse_dot(coloured)
         self.assertEqual({'green'}, {n['fillcolor'] for n in nodes.values()})
 
-        tree = self.cli_json('task', 'show', task_uuid, '--tree')
-        labels = [t['Task'] for t in tree]
+        # The table draws the tree; JSON is the API's nested tree.
+        rows = table_rows(self.cli('task', 'show', task_uuid,
+                                   '--tree').stdout)
+        labels = [r[0] for r in rows[1:]]
         self.assertEqual('deploy_site', labels[0])
         for group in GROUPS:
             self.assertIn(group, [label.split(' ')[-1] for label in labels])
         self.assertIn('│   ├── prepare', labels)
-        nodes_done = [t for t in tree if t['Kind'] == 'node']
+        tree = self.cli_json('task', 'show', task_uuid, '--tree')
+        self.assertEqual(self.api.get('/v1/tasks/%s?tree=true' % task_uuid,
+                                      status=200).json(), tree)
+        self.assertEqual(set(GROUPS),
+                         {g['name'] for g in tree['subtasks']})
+        nodes_done = [n for g in tree['subtasks'] for p in g['subtasks']
+                      for n in p['subtasks']]
         self.assertEqual(32, len(nodes_done))  # prepare + deploy, 16 nodes
-        self.assertEqual({'success'}, {t['Status'] for t in nodes_done})
+        self.assertEqual({('node', 'success')},
+                         {(n['kind'], n['status']) for n in nodes_done})
 
         missing = self.cli('node', 'show', 'no-such-node', status=1)
         self.assertIn('Node no-such-node could not be found', missing.stderr)
@@ -216,9 +275,10 @@ class TestWithoutKeystone(CLITestCase):
         self.cli('strategy', 'create', STRATEGY)
         run = self.cli('action', 'create', 'deploy_site', '--wait',
                        '--poll-interval', '0.2', status=1)
-        by_group = {r[0]: r[1:] for r in table_rows(run.stdout)[1:]}
+        by_group = group_rows(run.stdout)
         self.assertEqual(['True', 'failed', 'prepare_criteria_not_met', '0',
-                          '1'], by_group['ntp-node'])
+                          '1', 'minimum_successful_nodes: needed 1, '
+                          'actual 0'], by_group['ntp-node'])
         for group in ('control-nodes', 'compute-nodes-1', 'compute-nodes-2'):
             self.assertEqual(['failed', 'dependency_failed'],
                              by_group[group][1:3], group)
@@ -227,6 +287,22 @@ class TestWithoutKeystone(CLITestCase):
 
         action_uuid = self.api.get('/v1/actions',
                                    status=200).json()['actions'][0]['uuid']
+        rows = self.cli_json('action', 'show', action_uuid, '--report')
+        ntp = [r for r in rows if r['Group'] == 'ntp-node']
+        self.assertEqual(
+            {'Group': 'ntp-node', 'Node': None, 'Critical': True,
+             'Status': 'failed', 'Reason': 'prepare_criteria_not_met',
+             'Succeeded': [], 'Failed': ['ntp01'],
+             'Misses': [{'criterion': 'minimum_successful_nodes',
+                         'needed': 1, 'actual': 0}]}, ntp[0])
+        self.assertEqual([('ntp01', 'failure')],
+                         [(r['Node'], r['Status']) for r in ntp[1:]])
+        self.assertIn('fake failure injected in the prepare phase',
+                      ntp[1]['Reason'])
+        summary = {r[0]: r[1] for r in table_rows(self.cli(
+            'action', 'show', action_uuid).stdout)[1:]}
+        self.assertEqual('groups: 5 (4 failed, 1 success)',
+                         summary['report'])
         nodes, _ = test_graph.parse_dot(self.cli(
             'strategy', 'graph', 'deployment-strategy', '--action',
             action_uuid).stdout)
@@ -234,6 +310,19 @@ class TestWithoutKeystone(CLITestCase):
         self.assertEqual('green', nodes['monitoring-nodes']['fillcolor'])
         self.assertIn('prepare_criteria_not_met',
                       nodes['ntp-node']['label'])
+
+    def test_latest_api_version(self):
+        root = self.api.get('/', status=200).json()
+        maximum = root['default_version']['version']
+        for how in ({'options': ('--os-baremetal-orch-api-version',
+                                 'latest', '--debug')},
+                    {'options': ('--debug',),
+                     'env': {'OS_BAREMETAL_ORCH_API_VERSION': 'latest'}}):
+            run = self.cli('shard', 'list', '-f', 'json', **how)
+            self.assertEqual([], json.loads(run.stdout), how)
+            self.assertIn('OpenStack-API-Version: baremetal-orch %s'
+                          % maximum, run.stderr)
+            self.assertIn('using %s' % maximum, run.stderr)
 
 
 class TestWithKeystone(CLITestCase):
@@ -270,6 +359,10 @@ class TestWithKeystone(CLITestCase):
         self.assertEqual('ks-cli-1', doc['name'])
         self.assertEqual(['ks-cli-1'],
                          [n['Name'] for n in self.cli_json('node', 'list')])
+        # latest: the root document read through the catalog's endpoint.
+        self.assertEqual(['ks-cli-1'], [n['Name'] for n in self.cli_json(
+            'node', 'list',
+            options=('--os-baremetal-orch-api-version', 'latest'))])
         password = 'pw-%s' % uuid.uuid4().hex[:8]
         reader = 'reader-%s' % uuid.uuid4().hex[:8]
         self.keystone.create_user(reader, password, system_roles=['reader'])

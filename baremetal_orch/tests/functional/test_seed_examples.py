@@ -13,6 +13,11 @@
 API of a running all-in-one service (real HTTP, sqlite)."""
 
 import os
+import subprocess
+import sys
+
+import fixtures
+import testtools
 
 from baremetal_orch import demo
 from baremetal_orch.tests.functional import base
@@ -128,3 +133,61 @@ class TestSeedExamples(base.FunctionalTestCase):
         self.assertEqual('failure', nodes['ctl02'])
         doc = client.get('/v1/nodes/ctl01', status=200).json()
         self.assertEqual('available', doc['provision_state'])
+
+
+class TestAllInOneCommand(base.FunctionalTestCase):
+    """``baremetal-orch --site-dir ...`` as the README runs it, in a home
+    of its own: the database every command finds by default."""
+
+    def run_command(self, *argv, expect=0):
+        port = services.free_port()
+        conf = services.write_config(
+            os.path.join(self.log_dir, 'port-%d.conf' % port),
+            {'api': {'port': port}})
+        env = dict(os.environ, HOME=self.home)
+        env.pop('XDG_DATA_HOME', None)
+        command = argv[0]
+        result = subprocess.run(
+            [os.path.join(os.path.dirname(sys.executable), command),
+             '--config-file', conf] + list(argv[1:]),
+            capture_output=True, text=True, env=env, timeout=300,
+            cwd=self.log_dir)
+        self.addDetail('%s-%d' % (command, port),
+                       testtools.content.text_content(
+                           result.stdout + result.stderr))
+        self.assertEqual(expect, result.returncode, result.stderr[-2000:])
+        return result
+
+    def test_readme_command_and_failure_on_a_used_database(self):
+        self.home = self.useFixture(fixtures.TempDir()).path
+        out = self.run_command('baremetal-orch', '--site-dir', EXAMPLES,
+                               '--exit-when-done').stdout.splitlines()
+        summary = [line for line in out if line.startswith('Action ')]
+        self.assertEqual(1, len(summary), out)
+        self.assertTrue(summary[0].endswith('complete (success)'), out)
+        # The groups ran one at a time in the dry run's order.
+        first = out.index(summary[0]) + 2
+        self.assertEqual(['monitoring-nodes', 'ntp-node', 'control-nodes',
+                          'compute-nodes-1', 'compute-nodes-2'],
+                         [line.split()[0] for line in out[first:first + 5]])
+        database = os.path.join(self.home, '.local', 'share',
+                                'baremetal-orch', 'baremetal-orch.sqlite')
+        self.assertTrue(os.path.exists(database))
+        # The manage command finds the same database.
+        self.assertEqual('0001_initial', self.run_command(
+            'baremetal-orch-manage', 'db', 'version').stdout.strip())
+        # A failure case on nodes already deployed is refused, not ignored.
+        refused = self.run_command(
+            'baremetal-orch', '--site-dir', EXAMPLES, '--exit-when-done',
+            '--failure', 'ntp-prepare-fails', expect=2)
+        self.assertIn('Use a fresh database', refused.stderr)
+        self.assertIn(database, refused.stderr)
+        self.assertNotIn('complete (success)', refused.stdout)
+
+    def test_manage_names_a_database_it_cannot_open(self):
+        self.home = self.useFixture(fixtures.TempDir()).path
+        result = self.run_command('baremetal-orch-manage', 'db', 'version',
+                                  expect=1)
+        self.assertIn('Cannot open the database sqlite:///%s' % os.path.join(
+            self.home, '.local', 'share', 'baremetal-orch',
+            'baremetal-orch.sqlite'), result.stderr)

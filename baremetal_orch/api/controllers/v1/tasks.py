@@ -15,8 +15,10 @@ import pecan
 from pecan import rest
 
 from baremetal_orch.api import utils
+from baremetal_orch.common import exception
 from baremetal_orch.common import policy
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import action as action_obj
 
 FIELDS = ('uuid', 'kind', 'name', 'status', 'reason', 'node_uuid',
           'parent_uuid', 'action_uuid', 'created_at', 'started_at',
@@ -33,13 +35,31 @@ def to_dict(row):
     return doc
 
 
+def _start_order(action_uuid):
+    """The groups of an action in the order they started (its report's
+    ``order``); empty when the action is gone."""
+    try:
+        action = action_obj.Action.get(utils.context(), action_uuid)
+    except exception.ActionNotFound:
+        return []
+    return (action.report or {}).get('order') or []
+
+
 def tree(root):
     """The task and its subtasks, nested, from ONE query of the action's
-    tasks (no query per level)."""
+    tasks (no query per level). Groups come in the order they started, as
+    in the action's report; those never started follow in the plan's
+    order."""
     rows = dbapi.list_tasks(action_uuid=root.action_uuid)
     children = {}
     for row in rows:
         children.setdefault(row.parent_uuid, []).append(row)
+    started = {name: i for i, name in enumerate(
+        _start_order(root.action_uuid))}
+    for siblings in children.values():
+        siblings.sort(key=lambda r: (
+            started.get(r.name, len(started)) if r.kind == 'group' else 0,
+            r.id))
 
     def build(row):
         doc = to_dict(row)

@@ -479,8 +479,9 @@ class TestSignalsEndToEnd(SignalTestMixin, base.ApiTestCase):
             {'new-agent': ['deployment.signal.in_progress',
                            'deployment.signal.complete'],
              'old-agent': ['deployment.signal.complete'],
-             'failing-agent': ['deployment.signal.failed'],
-             'silent': ['deployment.signal.timeout']},
+             # The node's failure follows its signal (or its timeout).
+             'failing-agent': ['deployment.signal.failed', 'node.failed'],
+             'silent': ['deployment.signal.timeout', 'node.failed']},
             {name: [e['event_type'] for e in events
                     if e['resource_uuid'] == uuid]
              for name, uuid in nodes.items()})

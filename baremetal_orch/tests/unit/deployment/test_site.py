@@ -233,3 +233,38 @@ class TestSeedExamples(base.TestCase):
         self.assertEqual(
             site.finish_prepare('control-nodes', {}),
             restored.finish_prepare('control-nodes', {}))
+
+
+class TestStartableGroups(base.TestCase):
+    """Which ready groups may take the free group slots: the plan's order."""
+
+    def test_table(self):
+        # (groups that ended with success, running groups, free slots,
+        #  expected startable groups)
+        table = [
+            ((), (), 1, ['monitoring-nodes']),
+            ((), (), 2, ['monitoring-nodes', 'ntp-node']),
+            ((), ('monitoring-nodes',), 1, ['ntp-node']),
+            (('monitoring-nodes',), (), 3, ['ntp-node']),
+            (('monitoring-nodes', 'ntp-node'), (), 1, ['control-nodes']),
+            (('monitoring-nodes', 'ntp-node', 'control-nodes'), (), 1,
+             ['compute-nodes-1']),
+            (('monitoring-nodes', 'ntp-node', 'control-nodes'), (), 5,
+             ['compute-nodes-1', 'compute-nodes-2']),
+            ((), (), 0, []),
+        ]
+        for done, running, free, expected in table:
+            site, _ex = example_site()
+            for group in done:
+                site.start(group)
+                site.finish_prepare(group, {
+                    n: True for n in site.prepare_targets(group)})
+                site.finish_deploy(group, {
+                    n: True for n in site.deploy_targets(group)})
+            for group in running:
+                site.start(group)
+            self.assertEqual(expected, site.startable_groups(free),
+                             (done, running, free))
+        # The plan's order, as the dry run shows it.
+        site, _ex = example_site()
+        self.assertEqual(TOPO, site.plan()['order'])

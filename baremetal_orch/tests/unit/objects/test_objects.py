@@ -37,6 +37,7 @@ EXPECTED = {
     'DeploymentGroupPayload': '1.0-8652d38ac47d4be501a0666504e8ce48',
     'DeploymentSignalNotification': '1.0-0fd57bdef54e3d0a55b7acb2d0773788',
     'DeploymentSignalPayload': '1.0-dff677d4825bbd80ecd6281c0eba2fc0',
+    'Event': '1.0-ee928593107449590c0dc69aacb5ed39',
     'EventType': '1.0-c188099c454f1e5cd1776362aa3d742a',
     'Node': '1.0-9f04c4a4e6f2405d6bd715f825294829',
     'NodeCRUDNotification': '1.0-393c81c5affcc1873eec164374bf8ccb',

@@ -43,8 +43,7 @@ class TestRequests(ClientTestCase):
         for option, header in [('1', 'baremetal-orch 1.0'),
                                (None, 'baremetal-orch 1.0'),
                                ('1.0', 'baremetal-orch 1.0'),
-                               ('1.7', 'baremetal-orch 1.7'),
-                               ('latest', 'baremetal-orch latest')]:
+                               ('1.7', 'baremetal-orch 1.7')]:
             self.http.get(ENDPOINT + '/v1/shards', json={'shards': []})
             self.noauth_client(api_version=option).get('shards')
             self.assertEqual(
@@ -92,6 +91,74 @@ class TestRequests(ClientTestCase):
     def test_no_content(self):
         self.http.delete(ENDPOINT + '/v1/nodes/n1', status_code=204)
         self.assertIsNone(self.noauth_client().delete('nodes/n1'))
+
+
+def root_document(minimum, maximum, endpoint=ENDPOINT):
+    """The API's root document (the shape ``GET /`` answers)."""
+    v1 = {'id': 'v1', 'status': 'CURRENT', 'min_version': minimum,
+          'version': maximum,
+          'links': [{'href': endpoint + '/v1/', 'rel': 'self'}]}
+    return {'name': 'OpenStack Bare Metal Orchestration API',
+            'default_version': v1, 'versions': [v1]}
+
+
+class TestLatest(ClientTestCase):
+    """``latest`` negotiates the newest microversion the server offers."""
+
+    def test_the_servers_maximum(self):
+        for option in ('latest', '1.latest'):
+            self.http.get(ENDPOINT + '/', json=root_document('1.0', '1.3'))
+            self.http.get(ENDPOINT + '/v1/shards', json={'shards': []})
+            api = self.noauth_client(api_version=option)
+            api.get('shards')
+            api.get('shards')
+            self.assertEqual('1.3', api.api_version)
+            sent = [(r.path, r.headers.get('OpenStack-API-Version'))
+                    for r in self.http.request_history[-3:]]
+            # The root once, without a version; then the maximum.
+            self.assertEqual([('/', None),
+                              ('/v1/shards', 'baremetal-orch 1.3'),
+                              ('/v1/shards', 'baremetal-orch 1.3')], sent)
+
+    def test_endpoint_registered_with_v1(self):
+        self.http.get(ENDPOINT + '/', json=root_document('1.0', '1.2'))
+        self.http.get(ENDPOINT + '/v1/nodes', json={'nodes': []})
+        api = self.noauth_client(ENDPOINT + '/v1', api_version='latest')
+        api.get('nodes')
+        self.assertEqual('baremetal-orch 1.2', self.http.last_request.headers[
+            'OpenStack-API-Version'])
+
+    def test_a_fixed_version_does_not_ask(self):
+        self.http.get(ENDPOINT + '/v1/shards', json={'shards': []})
+        self.noauth_client(api_version='1.0').get('shards')
+        self.assertEqual(['/v1/shards'],
+                         [r.path for r in self.http.request_history])
+
+    def test_root_without_versions(self):
+        self.http.get(ENDPOINT + '/', json={'name': 'something else'})
+        e = self.assertRaises(exceptions.CommandError,
+                              self.noauth_client(api_version='latest').get,
+                              'shards')
+        self.assertIn('lists no v1 version range', str(e))
+        self.assertIn('--os-baremetal-orch-api-version 1.N', str(e))
+
+    def test_root_error(self):
+        self.http.get(ENDPOINT + '/', status_code=503, json={
+            'errors': [{'status': 503, 'title': 'Service Unavailable',
+                        'detail': 'Busy.'}]})
+        e = self.assertRaises(exceptions.CommandError,
+                              self.noauth_client(api_version='latest').get,
+                              'shards')
+        self.assertIn('Cannot negotiate the latest API version: Busy. '
+                      '(HTTP 503)', str(e))
+
+    def test_root_unreachable(self):
+        self.http.get(ENDPOINT + '/',
+                      exc=requests.exceptions.ConnectionError('refused'))
+        e = self.assertRaises(exceptions.CommandError,
+                              self.noauth_client(api_version='latest').get,
+                              'shards')
+        self.assertIn('Unable to reach the baremetal-orch API', str(e))
 
 
 class TestErrors(ClientTestCase):

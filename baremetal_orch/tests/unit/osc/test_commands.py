@@ -18,7 +18,9 @@ import os
 
 import fixtures
 from osc_lib import exceptions
+import yaml
 
+from baremetal_orch.osc import client
 from baremetal_orch.osc.v1 import action
 from baremetal_orch.osc.v1 import chassis
 from baremetal_orch.osc.v1 import deployment
@@ -31,8 +33,10 @@ from baremetal_orch.osc.v1 import task
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.osc import fakes
 from baremetal_orch.tests.unit.osc import test_progress
+from baremetal_orch.tests.unit.osc import test_report
 
 U1 = '11111111-2222-3333-4444-555555555555'
+U2 = '22222222-3333-4444-5555-666666666666'
 MAC = 'aa:bb:cc:dd:ee:ff'
 YAML = 'application/yaml'
 
@@ -257,7 +261,8 @@ class TestCreateActionOutput(base.TestCase):
                  site_action('running', None, report),
                  site_action('complete', 'success', done)]})
         self.assertEqual(0, status)
-        rows = json.loads(app.stdout.getvalue())
+        rows = [r for r in json.loads(app.stdout.getvalue())
+                if r['Node'] is None]
         self.assertEqual(['ntp', 'ctl', 'cmp'], [r['Group'] for r in rows])
         self.assertEqual({'success'}, {r['Status'] for r in rows})
         progress_lines = app.stderr.getvalue().splitlines()
@@ -276,8 +281,10 @@ class TestCreateActionOutput(base.TestCase):
                  'failed', 'failed', test_progress.FAILED_REPORT)})
         self.assertEqual(1, status)
         table = app.stdout.getvalue()
-        self.assertIn('| ntp   | True     | failed | prepare_criteria_not_met'
-                      ' |         0 |      1 |', table)
+        self.assertIn('| ntp   |       | True     | failed      | '
+                      'prepare_criteria_not_met | 0         | 1      |',
+                      table)
+        self.assertIn('| ntp   | ntp01 |          | failure     |', table)
         self.assertIn('Action %s: failed (failed)' % U1,
                       app.stderr.getvalue())
 
@@ -295,18 +302,112 @@ class TestCreateActionOutput(base.TestCase):
         self.assertIn('action show %s' % U1, str(e))
 
 
-class TestShowActionReport(base.TestCase):
+class TestShowAction(base.TestCase):
+
+    def show(self, *argv, doc=None):
+        doc = doc or dict(
+            site_action('failed', 'failed', test_report.SITE_REPORT),
+            task_uuid=U2)
+        api = fakes.FakeClient({('GET', 'actions/%s' % U1): doc,
+                                ('GET', 'tasks/%s' % U2):
+                                test_report.SITE_TREE})
+        _status, app, api = fakes.run(action.ShowAction,
+                                      [U1] + list(argv), api)
+        return app.stdout.getvalue(), api
+
+    def test_table_sums_the_report_up(self):
+        out, api = self.show()
+        lines = out.splitlines()
+        report_lines = [line for line in lines
+                        if line.startswith('| report ') or
+                        line.startswith('|             |')]
+        self.assertEqual(
+            ['groups: 4 (3 failed, 1 success)',
+             'ntp: failed (prepare_criteria_not_met), 0/1 nodes '
+             'succeeded; missed minimum_successful_nodes: needed 1, '
+             'actual 0'],
+            [line.split('|')[2].strip() for line in report_lines[:2]])
+        self.assertNotIn('{', out)
+        # A readable table, not one line of JSON.
+        self.assertLess(max(len(line) for line in lines), 160)
+        self.assertEqual([('GET', 'actions/%s' % U1)],
+                         [c[:2] for c in api.calls])
+
+    def test_json_keeps_the_api_structure(self):
+        running = dict(site_action('running', None,
+                                   test_report.SITE_REPORT),
+                       finished_at=None, dry_run=False)
+        out, _api = self.show('-f', 'json', doc=running)
+        doc = json.loads(out)
+        self.assertEqual(test_report.SITE_REPORT, doc['report'])
+        self.assertIsNone(doc['result'])
+        self.assertIsNone(doc['finished_at'])
+        self.assertIs(False, doc['dry_run'])
 
     def test_report_table(self):
-        api = fakes.FakeClient({('GET', 'actions/%s' % U1): site_action(
-            'failed', 'failed', test_progress.FAILED_REPORT)})
-        _status, app, _api = fakes.run(action.ShowAction,
-                                       [U1, '--report', '-f', 'value'], api)
+        out, api = self.show('--report')
+        rows = [[cell.strip() for cell in line.split('|')[1:-1]]
+                for line in out.splitlines() if line.startswith('|')]
         self.assertEqual(
-            ['ntp True failed prepare_criteria_not_met 0 1',
-             'ctl True failed dependency_failed 0 0',
-             'cmp False failed dependency_failed 0 0'],
-            app.stdout.getvalue().splitlines())
+            [['Group', 'Node', 'Critical', 'Status', 'Reason', 'Succeeded',
+              'Failed', 'Misses'],
+             ['ntp', '', 'True', 'failed', 'prepare_criteria_not_met', '0',
+              '1', 'minimum_successful_nodes: needed 1, actual 0'],
+             ['ntp', 'ntp01', '', 'failure', test_report.NTP_REASON, '', '',
+              ''],
+             ['mon', '', 'False', 'success', '', '2', '0', '']],
+            rows[:4])
+        self.assertEqual([('GET', 'actions/%s' % U1),
+                          ('GET', 'tasks/%s' % U2)],
+                         [c[:2] for c in api.calls])
+        self.assertEqual({'tree': 'true'}, api.calls[1][3])
+
+    def test_report_json(self):
+        out, _api = self.show('--report', '-f', 'json')
+        rows = json.loads(out)
+        self.assertEqual(
+            {'Group': 'ntp', 'Node': None, 'Critical': True,
+             'Status': 'failed', 'Reason': 'prepare_criteria_not_met',
+             'Succeeded': [], 'Failed': ['ntp01'],
+             'Misses': [test_report.MISS]}, rows[0])
+        self.assertEqual(
+            {'Group': 'ntp', 'Node': 'ntp01', 'Critical': None,
+             'Status': 'failure', 'Reason': test_report.NTP_REASON,
+             'Succeeded': None, 'Failed': None, 'Misses': None}, rows[1])
+        mon = [r for r in rows if r['Group'] == 'mon' and not r['Node']]
+        self.assertEqual([None], [r['Reason'] for r in mon])
+        self.assertEqual(
+            ['ntp01', 'mon01', 'mon02', 'cmp01', 'ctl01', 'ctl01'],
+            [r['Node'] for r in rows if r['Node']])
+
+    def test_report_without_the_task_tree(self):
+        doc = dict(site_action('failed', 'failed', test_report.SITE_REPORT),
+                   task_uuid=U2)
+        api = fakes.FakeClient({
+            ('GET', 'actions/%s' % U1): doc,
+            ('GET', 'tasks/%s' % U2): client.ApiError(
+                403, detail='Access was denied to this resource.')})
+        logs = self.useFixture(fixtures.FakeLogger())
+        _status, app, _api = fakes.run(action.ShowAction,
+                                       [U1, '--report', '-f', 'json'], api)
+        rows = json.loads(app.stdout.getvalue())
+        self.assertEqual(('ntp01', 'failure', None),
+                         (rows[1]['Node'], rows[1]['Status'],
+                          rows[1]['Reason']))
+        self.assertIn('Access was denied', logs.output)
+
+    def test_labels_report_json(self):
+        labels = {'uuid': U1, 'name': 'update_labels', 'state': 'failed',
+                  'result': 'failed', 'task_uuid': U2,
+                  'report': {'requested': ['a', 'b'], 'relabeled': ['a'],
+                             'not_relabeled': ['b'],
+                             'errors': {'b': 'kube said no'}}}
+        out, api = self.show('--report', '-f', 'json', doc=labels)
+        self.assertEqual(
+            [{'Node': 'a', 'Status': 'relabeled', 'Error': None},
+             {'Node': 'b', 'Status': 'failed', 'Error': 'kube said no'}],
+            json.loads(out))
+        self.assertEqual(1, len(api.calls))
 
 
 class TestTaskTree(base.TestCase):
@@ -324,15 +425,31 @@ class TestTaskTree(base.TestCase):
                           '│       └── ctl02',
                           '└── cmp'], [label for label, _t in rows])
 
-    def test_tree_output(self):
+    def run_tree(self, *argv):
         api = fakes.FakeClient({('GET', 'tasks/%s' % U1):
                                 test_progress.RUNNING_TREE})
-        _status, app, _api = fakes.run(task.ShowTask,
-                                       [U1, '--tree', '-f', 'json'], api)
-        rows = json.loads(app.stdout.getvalue())
-        self.assertEqual({'Task': '│   └── deploy', 'Kind': 'phase',
-                          'Status': 'running', 'Reason': '',
-                          'Started At': '', 'Finished At': ''}, rows[6])
+        _status, app, _api = fakes.run(task.ShowTask, [U1, '--tree'] +
+                                       list(argv), api)
+        return app.stdout.getvalue()
+
+    def test_table_draws_the_tree(self):
+        lines = self.run_tree().splitlines()
+        self.assertIn('| │   └── deploy ', lines[9])
+
+    def test_json_is_the_nested_tree_of_the_api(self):
+        doc = json.loads(self.run_tree('-f', 'json'))
+        self.assertEqual(test_progress.RUNNING_TREE, doc)
+        self.assertEqual(['prepare', 'deploy'],
+                         [t['name'] for t in doc['subtasks'][1]['subtasks']])
+
+    def test_yaml_is_the_nested_tree_of_the_api(self):
+        doc = yaml.safe_load(self.run_tree('-f', 'yaml'))
+        self.assertEqual(test_progress.RUNNING_TREE, doc)
+
+    def test_value_keeps_a_row_per_task(self):
+        lines = self.run_tree('-f', 'value', '-c', 'Task').splitlines()
+        self.assertEqual(10, len(lines))
+        self.assertEqual('│       └── ctl02', lines[8])
 
 
 class TestStrategyGraph(base.TestCase):

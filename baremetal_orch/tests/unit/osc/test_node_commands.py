@@ -177,6 +177,70 @@ class TestArgumentErrors(base.TestCase):
             self.assertRaises(SystemExit, fakes.run, cmd, argv)
 
 
+class TestSelectorParsing(base.TestCase):
+
+    def test_text_form(self):
+        for text, expected in [
+                ('node_tags=compute', {'node_tags': ['compute']}),
+                ('node_tags=compute;rack_names=rack01',
+                 {'node_tags': ['compute'], 'rack_names': ['rack01']}),
+                (' node_tags = a , b ; node_labels=role:x ',
+                 {'node_tags': ['a', 'b'], 'node_labels': ['role:x']}),
+                ('node_names=', {'node_names': []}),
+                # A tag may hold "=": only a criterion-like value is refused.
+                ('node_tags=compute,env=prod',
+                 {'node_tags': ['compute', 'env=prod']}),
+                ('node_tags=rack=1', {'node_tags': ['rack=1']}),
+                ('', {})]:
+            self.assertEqual(expected, node.parse_selector(text), text)
+
+    def test_json_form_takes_values_as_they_are(self):
+        self.assertEqual({'node_tags': ['compute', 'rack_names=rack01']},
+                         node.parse_selector(
+                             '{"node_tags": ["compute", '
+                             '"rack_names=rack01"]}'))
+
+    def test_a_criterion_after_a_comma_is_refused(self):
+        # (selector, the value named, the criterion, the corrected selector)
+        for text, value, criterion, fixed in [
+                ('node_tags=compute,rack_names=rack01', 'rack_names=rack01',
+                 'rack_names', 'node_tags=compute;rack_names=rack01'),
+                ('node_tags=compute, node_labels=a:b', 'node_labels=a:b',
+                 'node_labels', 'node_tags=compute;node_labels=a:b'),
+                ('rack_names=r1,node_names=n1,n2', 'node_names=n1',
+                 'node_names', 'rack_names=r1;node_names=n1,n2'),
+                # A near miss of a criterion's name.
+                ('node_tags=compute,rack_name=rack01', 'rack_name=rack01',
+                 'rack_names', 'node_tags=compute;rack_names=rack01'),
+                ('node_names=a,node_tag=x', 'node_tag=x', 'node_tags',
+                 'node_names=a;node_tags=x')]:
+            e = self.assertRaises(exceptions.CommandError,
+                                  node.parse_selector, text)
+            message = str(e)
+            self.assertIn('%r looks like the criterion %s' % (value,
+                                                              criterion),
+                          message)
+            self.assertIn('--selector "%s"' % fixed, message)
+            self.assertIn('Separate criteria with ";"', message)
+            # The corrected selector is valid and means what was meant.
+            self.assertIn(criterion, node.parse_selector(fixed))
+
+    def test_an_unknown_criterion_shows_the_syntax(self):
+        e = self.assertRaises(exceptions.CommandError, node.parse_selector,
+                              'rack_name=rack01')
+        self.assertIn("Invalid selector part 'rack_name=rack01'", str(e))
+        self.assertIn('--selector "node_tags=compute;rack_names=rack01"',
+                      str(e))
+
+    def test_filter_refuses_before_any_request(self):
+        api = fakes.FakeClient()
+        self.assertRaises(exceptions.CommandError, fakes.run,
+                          node.FilterNode,
+                          ['--selector', 'node_tags=compute,'
+                           'rack_names=rack01'], api)
+        self.assertEqual([], api.calls)
+
+
 class TestOutput(base.TestCase):
 
     def test_list_columns(self):

@@ -14,16 +14,23 @@
 import argparse
 import configparser
 import importlib
+import io
+import json
 import os
 from unittest import mock
 
 from cliff import command as cliff_command
 import fixtures
+from openstackclient import shell as osc_shell
+from osc_lib import clientmanager as osc_clientmanager
 from osc_lib import exceptions
+from requests_mock.contrib import fixture as rm_fixture
+from testtools import content
 
 from baremetal_orch.osc import client
 from baremetal_orch.osc import plugin
 from baremetal_orch.tests import base
+from baremetal_orch.tests.unit.osc import test_client
 
 SETUP_CFG = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..',
                          'setup.cfg')
@@ -70,7 +77,8 @@ class TestPluginModule(base.TestCase):
 
     def test_check_api_version(self):
         for version, valid in [('1', True), ('1.0', True), ('1.12', True),
-                               ('latest', True), ('2', False),
+                               ('latest', True), ('1.latest', True),
+                               ('2', False), ('2.latest', False),
                                ('1.x', False), ('', False), ('v1', False)]:
             if valid:
                 self.assertTrue(plugin.check_api_version(version), version)
@@ -92,8 +100,24 @@ class TestPluginModule(base.TestCase):
         self.useFixture(fixtures.EnvironmentVariable(
             'OS_BAREMETAL_ORCH_API_VERSION', 'latest'))
         parser = plugin.build_option_parser(argparse.ArgumentParser())
-        self.assertEqual('latest', parser.parse_args(
+        self.assertEqual('1.latest', parser.parse_args(
             []).os_baremetal_orch_api_version)
+        self.assertEqual('1.0', parser.parse_args(
+            ['--os-baremetal-orch-api-version', '1.0']
+        ).os_baremetal_orch_api_version)
+
+    def test_latest_keeps_the_major_version(self):
+        # osc loads the command group named after the text before the
+        # first dot: openstack.baremetal_orch.v1, not ...vlatest.
+        self.useFixture(fixtures.EnvironmentVariable(
+            'OS_BAREMETAL_ORCH_API_VERSION'))
+        parser = plugin.build_option_parser(argparse.ArgumentParser())
+        value = parser.parse_args(['--os-baremetal-orch-api-version',
+                                   'latest']).os_baremetal_orch_api_version
+        self.assertEqual('1.latest', value)
+        self.assertEqual('1', value.split('.')[0])
+        self.assertTrue(plugin.check_api_version(value))
+        self.assertTrue(client.is_latest(value))
 
     def test_make_client(self):
         instance = mock.Mock(region_name='RegionTwo', interface='internal')
@@ -109,6 +133,76 @@ class TestPluginModule(base.TestCase):
              'http://o.test'),
             (api.adapter.service_type, api.adapter.region_name,
              api.adapter.interface, api.adapter.endpoint_override))
+
+
+class TestOpenStackShell(base.TestCase):
+    """The ``openstack`` command itself, in-process (HTTP mocked)."""
+
+    ENDPOINT = 'http://orch.test:6388'
+
+    def setUp(self):
+        super().setUp()
+        self.http = self.useFixture(rm_fixture.Fixture())
+        self.http.get(self.ENDPOINT + '/', json=test_client.root_document(
+            '1.0', '1.4', self.ENDPOINT))
+        self.http.get(self.ENDPOINT + '/v1/shards', json={
+            'shards': [{'name': 'rack-a', 'count': 3}]})
+        for name in list(os.environ):
+            if name.startswith('OS_'):
+                self.useFixture(fixtures.EnvironmentVariable(name))
+
+    def openstack(self, *argv, env=None):
+        """``openstack --os-auth-type none ... ARGV``: (status, stdout)."""
+        for name, value in (env or {}).items():
+            self.useFixture(fixtures.EnvironmentVariable(name, value))
+        # osc caches each plugin's client on its ClientManager class, for
+        # the life of the process: one process, one command. Start afresh.
+        cache = osc_clientmanager.ClientManager.__dict__[plugin.API_NAME]
+        cache._handle = None
+        self.addCleanup(setattr, cache, '_handle', None)
+        out = io.StringIO()
+        err = io.StringIO()
+        self.useFixture(fixtures.MonkeyPatch('sys.stdout', out))
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', err))
+        status = osc_shell.main(['--os-auth-type', 'none', '--os-endpoint',
+                                 self.ENDPOINT] + list(argv))
+        self.addDetail('stderr', content.text_content(err.getvalue()))
+        return status, out.getvalue()
+
+    def sent_version(self):
+        return self.http.last_request.headers.get('OpenStack-API-Version')
+
+    def test_default_version(self):
+        status, out = self.openstack('baremetal', 'orch', 'shard', 'list',
+                                     '-f', 'json')
+        self.assertEqual(0, status)
+        self.assertEqual([{'Name': 'rack-a', 'Count': 3}], json.loads(out))
+        self.assertEqual('baremetal-orch 1.0', self.sent_version())
+
+    def test_latest_option(self):
+        status, out = self.openstack('--os-baremetal-orch-api-version',
+                                     'latest', 'baremetal', 'orch', 'shard',
+                                     'list', '-f', 'json')
+        self.assertEqual(0, status)
+        self.assertEqual([{'Name': 'rack-a', 'Count': 3}], json.loads(out))
+        self.assertEqual('baremetal-orch 1.4', self.sent_version())
+
+    def test_latest_from_the_environment(self):
+        status, out = self.openstack(
+            'baremetal', 'orch', 'shard', 'list', '-f', 'json',
+            env={'OS_BAREMETAL_ORCH_API_VERSION': 'latest'})
+        self.assertEqual(0, status)
+        self.assertEqual([{'Name': 'rack-a', 'Count': 3}], json.loads(out))
+        self.assertEqual('baremetal-orch 1.4', self.sent_version())
+
+    def test_option_beats_the_environment(self):
+        status, _out = self.openstack(
+            '--os-baremetal-orch-api-version', '1.0', 'baremetal', 'orch',
+            'shard', 'list', env={'OS_BAREMETAL_ORCH_API_VERSION': 'latest'})
+        self.assertEqual(0, status)
+        self.assertEqual(['/v1/shards'],
+                         [r.path for r in self.http.request_history])
+        self.assertEqual('baremetal-orch 1.0', self.sent_version())
 
 
 class TestEntryPoints(base.TestCase):

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The progress of an action: summary, status line, report table."""
+"""The progress of an action: summary and status line."""
 
 import io
 
@@ -134,31 +134,6 @@ class TestFormat(base.TestCase):
     def test_lines(self):
         for summary, elapsed, line in self.LINES:
             self.assertEqual(line, progress.format_line(summary, elapsed))
-
-
-class TestReportRows(base.TestCase):
-
-    def test_site_report_in_start_order(self):
-        report = dict(FAILED_REPORT, order=['ntp'])
-        columns, rows = progress.report_rows(report)
-        self.assertEqual(('Group', 'Critical', 'Status', 'Reason',
-                          'Succeeded', 'Failed'), columns)
-        self.assertEqual([
-            ('ntp', True, 'failed', 'prepare_criteria_not_met', 0, 1),
-            # never started: sorted after those that started
-            ('cmp', False, 'failed', 'dependency_failed', 0, 0),
-            ('ctl', True, 'failed', 'dependency_failed', 0, 0)], rows)
-
-    def test_labels_report(self):
-        columns, rows = progress.report_rows({
-            'requested': ['a', 'b'], 'relabeled': ['a'],
-            'not_relabeled': ['b'], 'errors': {'b': 'kube said no'}})
-        self.assertEqual(('Node', 'Status', 'Error'), columns)
-        self.assertEqual([('a', 'relabeled', ''),
-                          ('b', 'failed', 'kube said no')], rows)
-
-    def test_no_report(self):
-        self.assertEqual([], progress.report_rows(None)[1])
 
 
 class FakeStream(io.StringIO):

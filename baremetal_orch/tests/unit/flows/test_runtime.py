@@ -1,0 +1,87 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Group slots: granted in the plan's order, whichever thread asks first."""
+
+import random
+import threading
+
+from baremetal_orch.deployment import site as site_mod
+from baremetal_orch.deployment import strategy as strategy_mod
+from baremetal_orch.flows import runtime
+from baremetal_orch.tests import base
+
+GROUPS = ['g%d' % i for i in range(10)]
+
+
+def wide_site():
+    """Ten independent groups of one node, listed in document order."""
+    strategy = strategy_mod.parse({
+        'schema': 'shipyard/DeploymentStrategy/v1',
+        'metadata': {'name': 'wide'},
+        'data': {'groups': [
+            {'name': g, 'critical': False, 'depends_on': [],
+             'selectors': [{'node_names': [g]}]} for g in GROUPS]}})
+    return site_mod.SiteDeployment(strategy, {g: [g] for g in GROUPS})
+
+
+class TestGroupSlots(base.TestCase):
+
+    def run_groups(self, size, seed):
+        site = wide_site()
+        slots = runtime.GroupSlots(size, site)
+        started = []
+        lock = threading.Lock()
+
+        def group(name):
+            slots.start(name)
+            with lock:
+                started.append(name)
+            site.finish_prepare(name, {n: True
+                                       for n in site.prepare_targets(name)})
+            site.finish_deploy(name, {n: True
+                                      for n in site.deploy_targets(name)})
+            slots.release(name)
+
+        names = list(GROUPS)
+        random.Random(seed).shuffle(names)
+        threads = [threading.Thread(target=group, args=(n,)) for n in names]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        self.assertFalse(any(t.is_alive() for t in threads))
+        return started, site
+
+    def test_one_slot_takes_the_plan_order(self):
+        for seed in range(5):
+            started, site = self.run_groups(1, seed)
+            self.assertEqual(GROUPS, started, seed)
+            self.assertEqual(GROUPS, site.order(), seed)
+
+    def test_more_slots_keep_the_priority(self):
+        for seed in range(5):
+            _started, site = self.run_groups(3, seed)
+            order = site.order()
+            self.assertEqual(sorted(GROUPS), sorted(order))
+            # No group started before one that was ahead of it in the
+            # plan by more than the number of slots.
+            for position, name in enumerate(order):
+                self.assertLess(GROUPS.index(name), position + 3, order)
+
+    def test_start_is_idempotent_per_group(self):
+        site = wide_site()
+        slots = runtime.GroupSlots(1, site)
+        slots.start('g0')
+        slots.start('g0')
+        self.assertEqual(['g0'], site.order())
+        slots.release('g0')
+        slots.release('g0')
