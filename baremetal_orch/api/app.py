@@ -23,6 +23,7 @@ from oslo_middleware import sizelimit
 import pecan
 import webob
 import webob.multidict
+import webob.request
 
 from baremetal_orch.api import errors
 from baremetal_orch.api import hooks
@@ -86,6 +87,10 @@ class Request(pecan.Request):
             raise exception.InvalidParameterValue(
                 reason='The request (%s) is not valid in its character '
                        'set: %s' % (_PARTS.get(name, name), e.reason))
+        except webob.request.DisconnectionError as e:
+            # The client ended its body before its Content-Length.
+            raise exception.InvalidParameterValue(
+                reason='The request body ended early: %s' % e)
         except LookupError as e:
             if type(e) is not LookupError:  # KeyError, IndexError
                 raise

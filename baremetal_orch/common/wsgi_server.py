@@ -265,12 +265,20 @@ class _Request(cheroot_server.HTTPRequest):
         return super().send_headers()
 
     def simple_response(self, status, msg=''):
-        """An error cheroot answers itself, as an API-SIG document."""
+        """An error cheroot answers itself, as an API-SIG document.
+
+        A transfer coding or an HTTP version the server does not speak is
+        the client's mistake: 400, not cheroot's 501 or 505 (a 5xx tells
+        operators that the service failed).
+        """
         status = str(status)
         if not status[:3].isdigit():
             status = '500 Internal Server Error'
-        self.close_connection = True
         detail = msg or status[4:]
+        if status[:3] in ('501', '505'):
+            detail = '%s: %s' % (status[4:], detail) if msg else status[4:]
+            status = '400 Bad Request'
+        self.close_connection = True
         try:
             self.conn.wfile.write(_error_bytes(status, detail))
         except OSError as e:

@@ -85,7 +85,9 @@ def request(method, path, body=b'', headers=None, chunked=False,
         if body or method in ('POST', 'PUT', 'PATCH'):
             lines.append('Content-Length: %d' % len(body))
         payload = body
-    head = '\r\n'.join(lines).encode('latin-1') + b'\r\n\r\n'
+    # Any text: what is not latin-1 goes as UTF-8 bytes.
+    head = '\r\n'.join(lines).encode('utf-8', 'surrogatepass')
+    head += b'\r\n\r\n'
     return head + payload
 
 
