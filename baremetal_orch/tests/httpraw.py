@@ -140,7 +140,14 @@ class Connection:
         return data
 
     def read(self, method='GET'):
-        """The next answer on the connection."""
+        """The next final answer on the connection (a ``100 Continue``
+        before it is skipped)."""
+        while True:
+            resp = self._read(method)
+            if resp.status >= 200 or resp.status < 100:
+                return resp
+
+    def _read(self, method):
         line = self._line()
         if not line:
             raise Reset('EOF where an answer was due')
@@ -244,9 +251,18 @@ class Counts:
                 'malformed': self.problems['malformed'],
                 'desyncs': self.problems['desync'],
                 'connect_errors': self.problems['connect'],
+                'bad_error_documents': self.problems['bad_error_document'],
                 'service_unavailable': self.statuses.get(503, 0),
                 'resent_after_close': self.resent,
                 'examples': dict(self.examples)}
+
+
+def _is_api_sig(resp):
+    try:
+        error = resp.json()['errors'][0]
+        return error['status'] == resp.status and bool(error['code'])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return False
 
 
 def _exchange(conn, requests_, counts):
@@ -260,6 +276,8 @@ def _exchange(conn, requests_, counts):
     for i, (method, path, _b, _h, _c) in enumerate(requests_):
         resp = conn.read(method)
         counts.status(resp.status)
+        if resp.status >= 400 and not _is_api_sig(resp):
+            counts.problem('bad_error_document', resp)
         if i > 0 and resp.status != 200 and resp.status != 503:
             counts.problem('desync', '%s %s after %s %s answered %r' % (
                 method, path, requests_[0][0], requests_[0][1], resp))
