@@ -36,7 +36,17 @@ def _path(error):
 
 def _reason(error):
     message = error.message
-    if error.validator == 'additionalProperties':
+    if error.validator == 'maxLength':
+        message = 'longer than %d characters (the limit)' % (
+            error.validator_value)
+    elif error.validator == 'maxItems':
+        message = 'more than %d items (the limit)' % error.validator_value
+    elif (error.validator == 'pattern'
+            and error.validator_value == limits.NAME_PATTERN):
+        message = ('%r is not a name: 1 to %d letters, digits or "._~-", '
+                   'starting with a letter or a digit'
+                   % (error.instance, limits.NAME_MAX_LENGTH))
+    elif error.validator == 'additionalProperties':
         message = message.replace('Additional properties', 'Unknown '
                                   'field(s)')
     if len(message) > 500:

@@ -375,6 +375,18 @@ class TestNames(HostileTestCase):
             'parameters': {'deployment_strategy': name}}, status=200)
         self.delete('/v1/deployment_strategies/%s' % name, status=204)
 
+    def test_one_rule_for_node_names(self):
+        resp = self.post('/v1/nodes', {'driver': 'fake', 'name': 'n' * 256})
+        self.assertError(resp, 400, 'baremetal_orch.schema_validation',
+                         'name: longer than 255 characters (the limit)')
+        for name in ('a b', 'a/b', 'a\n'):
+            resp = self.post('/v1/nodes', {'driver': 'fake', 'name': name})
+            self.assertError(resp, 400, 'baremetal_orch.schema_validation',
+                             'is not a name: 1 to 255 letters')
+        self.post('/v1/nodes', {'driver': 'fake', 'name': 'n' * 255},
+                  status=201)
+        self.get('/v1/nodes/%s' % ('n' * 255), status=200)
+
 
 class TestErrorDocuments(HostileTestCase):
 
