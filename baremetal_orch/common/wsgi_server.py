@@ -89,6 +89,8 @@ class _Closer(threading.Thread):
         self._selector = selectors.DefaultSelector()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
+        # A wake that does not fit is not needed: one is pending already.
+        self._wake_w.setblocking(False)
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         self._incoming = collections.deque()
         self._lock = threading.Lock()
@@ -207,6 +209,9 @@ class _Closer(threading.Thread):
             for sock, _data in self._incoming:
                 _hard_close(sock)
             self._incoming.clear()
+        self._selector.close()
+        _hard_close(self._wake_r)
+        _hard_close(self._wake_w)
 
 
 def _hard_close(sock):

@@ -45,6 +45,7 @@ import jsonschema
 from baremetal_orch.common import exception
 from baremetal_orch.common import limits
 from baremetal_orch.deployment import criteria as criteria_mod
+from baremetal_orch.deployment import graph
 from baremetal_orch.deployment import selectors as selectors_mod
 
 DEFAULT_NAME = 'deployment-strategy'
@@ -400,55 +401,8 @@ def _check_depth(document, limit=MAX_DEPTH):
                      for key, child in items)
 
 
-def find_cycles(graph):
-    """Strongly connected components of more than one node.
-
-    Tarjan's algorithm, iterative: linear in groups plus dependencies.
-
-    :param graph: ``{name: [names it depends on]}``.
-    :returns: a sorted list of sorted lists of names.
-    """
-    index, low = {}, {}
-    on_stack, stack, cycles = set(), [], []
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, iter(graph[root]))]
-        while work:
-            node, children = work[-1]
-            for child in children:
-                if child not in graph:
-                    continue
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(graph[child])))
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    if len(component) > 1:
-                        cycles.append(sorted(component))
-    return sorted(cycles)
+#: Dependency cycles, in linear time (see graph.find_cycles).
+find_cycles = graph.find_cycles
 
 
 def _check_limits(document):
