@@ -3,7 +3,7 @@
 # plugin.sh - DevStack plugin of baremetal-orch
 #
 # stack.sh and unstack.sh call it with the phase: install, post-config,
-# extra; unstack and clean.
+# extra, test-config; unstack and clean.
 
 # Save trace setting
 _XTRACE_BAREMETAL_ORCH_PLUGIN=$(set +o | grep xtrace)
@@ -25,6 +25,11 @@ if is_service_enabled baremetal-orch-api baremetal-orch-conductor; then
         echo_summary "Initializing and starting baremetal-orch"
         init_baremetal_orch
         start_baremetal_orch
+    elif [[ "$1" == "stack" && "$2" == "test-config" ]]; then
+        if is_service_enabled tempest; then
+            echo_summary "Configuring tempest for baremetal-orch"
+            configure_baremetal_orch_tempest
+        fi
     fi
 
     if [[ "$1" == "unstack" ]]; then

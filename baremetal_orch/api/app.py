@@ -12,14 +12,18 @@
 """The WSGI application of the API and its middleware."""
 
 import re
+import time
+import urllib.parse
 
 from keystonemiddleware import auth_token
 from oslo_config import cfg
+from oslo_log import log
 from oslo_middleware import cors
 from oslo_middleware import healthcheck
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
+from oslo_utils import strutils
 import pecan
 import webob
 import webob.multidict
@@ -30,6 +34,7 @@ from baremetal_orch.api import hooks
 from baremetal_orch.common import exception
 
 CONF = cfg.CONF
+ACCESS_LOG = log.getLogger('baremetal_orch.api.access')
 
 #: Paths served without a Keystone token: version discovery, and signals
 #: (authenticated by their own X-Signal-Token).
@@ -143,6 +148,58 @@ class Pecan(pecan.Pecan):
         return super().get_args(state, params, remainder, argspec, im_self)
 
 
+def masked_uri(environ):
+    """The request's path and query for a log, secrets masked.
+
+    oslo.utils masks the values of secret parameters (``token=***``), so
+    a pre-signed signal URL never reaches a log whole.
+    """
+    path = urllib.parse.quote(
+        environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', ''),
+        safe="/:@!$&'()*+,;=-._~")
+    query = environ.get('QUERY_STRING')
+    return strutils.mask_password(path + ('?' + query if query else ''))
+
+
+class AccessLog:
+    """One INFO line per request (logger ``baremetal_orch.api.access``):
+    client, method, path and query (masked), status, time, request id.
+
+    Whatever server runs the application, the service's own log then
+    shows its requests without the secrets a URL may carry.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        started = time.monotonic()
+        state = {'status': '-', 'length': '-'}
+
+        def logged_start_response(status, headers, exc_info=None):
+            state['status'] = status.split(' ', 1)[0]
+            for name, value in headers:
+                if name.lower() == 'content-length':
+                    state['length'] = value
+            return start_response(status, headers, exc_info)
+
+        try:
+            return self.app(environ, logged_start_response)
+        except Exception:
+            state['status'] = '500'
+            raise
+        finally:
+            ACCESS_LOG.info(
+                '%(client)s "%(method)s %(uri)s" status: %(status)s len: '
+                '%(length)s time: %(time).4f request_id: %(request_id)s',
+                {'client': environ.get('REMOTE_ADDR', '-'),
+                 'method': environ.get('REQUEST_METHOD', '-'),
+                 'uri': masked_uri(environ), 'status': state['status'],
+                 'length': state['length'],
+                 'time': time.monotonic() - started,
+                 'request_id': environ.get('openstack.request_id', '-')})
+
+
 def _pecan_app():
     noauth = CONF.api.auth_strategy == 'noauth'
     # (pecan.make_app would add pecan's internal redirects, not used.)
@@ -170,4 +227,4 @@ def setup_app():
     app = errors.ErrorDocumentMiddleware(app)
     app = request_id.RequestId(app)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
-    return app
+    return AccessLog(app)

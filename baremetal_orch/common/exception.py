@@ -162,7 +162,8 @@ class NotAuthorized(BaremetalOrchException):
 
 class InvalidSignalToken(NotAuthorized):
     code = 'baremetal_orch.signal.invalid_token'
-    _msg_fmt = 'Missing or invalid X-Signal-Token for deployment %(uuid)s'
+    _msg_fmt = ('Missing or invalid signal token for deployment %(uuid)s '
+                '(the token of its signal URL, or X-Signal-Token)')
 
 
 class Forbidden(BaremetalOrchException):

@@ -9,18 +9,21 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Deployment records and signals of node deployments (seed 002).
+"""Deployment records and signals of node deployments.
 
-Each deploy of a node gets a record with a signal URL and a secret token;
-the node reads both from its instance info (``deploy_signal_url``,
-``deploy_signal_token``, ``deploy_status_aware: true``). Only a hash of
-the token is stored.
+Each deploy of a node gets a record with a signal URL and a secret token.
+The node receives Heat's own software-deployment inputs, as strings, so
+that stock heat-config agents signal unchanged (:func:`instance_info`):
+``deploy_signal_id`` is a pre-signed URL that carries the token in its
+query, as Heat's CFN-signed and Swift temp URLs do. Only a hash of the
+token is stored; the record's ``signal_url`` is the URL without it.
 """
 
 import hashlib
 import hmac
 import secrets
 import time
+import urllib.parse
 
 from oslo_config import cfg
 from oslo_db import api as oslo_db_api
@@ -39,6 +42,13 @@ IN_PROGRESS = 'IN_PROGRESS'
 COMPLETE = 'COMPLETE'
 FAILED = 'FAILED'
 
+#: The query parameter of a pre-signed signal URL that holds the token.
+TOKEN_PARAM = 'token'  # noqa: S105 (a parameter name)
+#: How Heat names the transport of a pre-signed URL signalled with a plain
+#: HTTP request (its agents treat every such transport alike).
+SIGNAL_TRANSPORT = 'CFN_SIGNAL'
+SIGNAL_VERB = 'POST'
+
 #: The event recorded when no final signal came in time.
 TIMEOUT_EVENT = 'deployment.signal.timeout'
 
@@ -48,9 +58,17 @@ def hash_token(token):
 
 
 def token_matches(record, token):
+    """Whether ``token`` is the record's, compared in constant time."""
     if not token or not record.token_hash:
         return False
-    return hmac.compare_digest(record.token_hash, hash_token(token))
+    return hmac.compare_digest(record.token_hash.encode(),
+                               hash_token(token).encode())
+
+
+def signed_url(record, token):
+    """The record's signal URL with ``token`` in its query."""
+    return '%s?%s' % (record.signal_url,
+                      urllib.parse.urlencode({TOKEN_PARAM: token}))
 
 
 _WILDCARDS = ('0.0.0.0', '::', '')  # nosec B104: compared, not bound
@@ -106,11 +124,25 @@ def create(node, action_uuid, host):
 
 
 def instance_info(node, record, token):
-    """What the node reads at deploy time."""
+    """What the node reads at deploy time.
+
+    The node's own instance info plus the inputs Heat gives a software
+    deployment signalled over HTTP, under Heat's names and, as Heat hands
+    every input, as strings (heat-config hooks pass inputs to scripts as
+    environment variables and fail on anything else):
+
+    * ``deploy_signal_id``: the pre-signed signal URL (token in the query);
+    * ``deploy_signal_verb``: ``POST`` (``PUT`` is accepted as well);
+    * ``deploy_signal_transport``: ``CFN_SIGNAL``;
+    * ``deploy_status_aware``: ``"true"``: IN_PROGRESS signals are
+      understood;
+    * ``deployment_uuid``: the record's UUID.
+    """
     info = dict(node.instance_info or {})
-    info.update({'deploy_signal_url': record.signal_url,
-                 'deploy_signal_token': token,
-                 'deploy_status_aware': True,
+    info.update({'deploy_signal_id': signed_url(record, token),
+                 'deploy_signal_verb': SIGNAL_VERB,
+                 'deploy_signal_transport': SIGNAL_TRANSPORT,
+                 'deploy_status_aware': 'true',
                  'deployment_uuid': record.uuid})
     return info
 

@@ -35,6 +35,11 @@ takes no more signals
 (:class:`~baremetal_orch.common.exception.SignalAfterFinal`, 409), and the
 database update that makes a record final is conditional on it not being
 final yet, so of two racing final signals exactly one wins.
+
+The signal token never reaches the record, an event or a notification:
+a node's output may well contain it (the heat-config ``script`` hook logs
+every input, the pre-signed ``deploy_signal_id`` included, to the stderr
+it reports when it fails), so :func:`scrub` masks it in the body first.
 """
 
 import dataclasses
@@ -74,6 +79,9 @@ STDOUT = 'deploy_stdout'
 STDERR = 'deploy_stderr'
 STATUS_CODE = 'deploy_status_code'
 KNOWN_KEYS = (STATUS, REASON, STDOUT, STDERR, STATUS_CODE)
+
+#: What replaces the signal token wherever a body carries it.
+MASK = '***'
 
 EVENT_IN_PROGRESS = 'deployment.signal.in_progress'
 EVENT_COMPLETE = 'deployment.signal.complete'
@@ -166,6 +174,21 @@ def split_outputs(body, max_bytes=MAX_OUTPUTS_BYTES):
     return kept, dropped
 
 
+def scrub(value, secret, mask=MASK):
+    """A copy of ``value`` with ``secret`` masked in every string of it
+    (keys included), at any depth."""
+    if not secret:
+        return value
+    if isinstance(value, str):
+        return value.replace(secret, mask)
+    if isinstance(value, dict):
+        return {scrub(k, secret, mask): scrub(v, secret, mask)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v, secret, mask) for v in value]
+    return value
+
+
 def decide(record, body):
     """The effect of ``body`` on ``record`` (see the module's table).
 
@@ -216,8 +239,11 @@ def decide(record, body):
                     details)
 
 
-def process(context, record, body):
+def process(context, record, body, token=None):
     """Apply a signal: update the record, record the event, notify.
+
+    :param token: the signal token the node sent, masked wherever the
+        body repeats it.
 
     :returns: the updated record.
     :raises: SignalAfterFinal (also when another final signal won a race,
@@ -229,7 +255,7 @@ def process(context, record, body):
             message='Deployment %s was superseded by a newer deployment of '
                     'node %s and takes no more signals.'
                     % (record.uuid, record.node_uuid))
-    decision = decide(record, body)
+    decision = decide(record, scrub(body, token))
     updated = dbapi.update_deployment(record.uuid, decision.values,
                                       only_if_not_final=True)
     dbapi.create_event(decision.event_type, resource_uuid=record.node_uuid,

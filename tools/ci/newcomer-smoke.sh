@@ -26,6 +26,11 @@
 set -uo pipefail
 
 PYTHON=${1:-python3}
+# A relative path means the caller's directory: this script moves.
+case "$PYTHON" in
+    /*) ;;
+    */*) PYTHON="$PWD/$PYTHON" ;;
+esac
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -20,8 +20,14 @@ Steered per node through ``driver_info``:
   ``[fake_driver]default_duration``).
 
 With ``[fake_driver]configdrive_dir`` set, a deploy writes the instance
-info handed to the node (signal URL and token included) to
-``<dir>/<node uuid>.json``, where a test plays the node's agent.
+info handed to the node (the Heat inputs of its deployment, the pre-signed
+signal URL included) to ``<dir>/<node uuid>.json``, readable by its owner
+only, where a test plays the node's agent::
+
+    {"uuid": "<node uuid>", "name": "<node name>",
+     "instance_info": {
+         "deploy_signal_id": "http://.../v1/signals/<uuid>?token=...",
+         "deploy_signal_verb": "POST", ...}}
 """
 
 import json
@@ -151,7 +157,12 @@ class FakeDriver(base.ProvisioningDriver):
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, '%s.json' % node.uuid)
         tmp = path + '.tmp'
-        with open(tmp, 'w') as f:
+        # It holds the deployment's secret: the owner's only, as a config
+        # drive is the node's only.
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        with os.fdopen(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY,
+                               0o600), 'w') as f:
             json.dump({'uuid': node.uuid, 'name': node.name,
                        'instance_info': instance_info or {}}, f)
         os.replace(tmp, path)

@@ -15,6 +15,7 @@ import configparser
 import json
 import os
 import time
+import urllib.parse
 
 import requests
 
@@ -159,3 +160,32 @@ def agent_info(configdrive_dir, node_uuid):
         return None
     with open(path) as f:
         return json.load(f)['instance_info']
+
+
+def signal_token(info):
+    """The token in the query of the pre-signed ``deploy_signal_id``."""
+    query = urllib.parse.urlparse(info['deploy_signal_id']).query
+    return urllib.parse.parse_qs(query)['token'][0]
+
+
+def start_all_in_one(test, **extra):
+    """Start the all-in-one ``baremetal-orch`` (sqlite, noauth, no broker)
+    for ``test``; return (process, Client). ``extra`` adds config
+    sections ({section: {option: value}})."""
+    port = free_port()
+    tmp = test.log_dir
+    sections = base_sections(
+        tmp, port, 'sqlite:///%s' % os.path.join(tmp, 'aio.sqlite'),
+        DEFAULT={'host': 'aio', 'rpc_transport': 'none'},
+        api={'api_workers': 4})
+    for section, options in extra.items():
+        sections.setdefault(section, {}).update(options)
+    conf = write_config(os.path.join(tmp, 'aio.conf'), sections)
+    proc = test.start_process(['baremetal-orch', '--config-file', conf])
+    # The all-in-one may not answer SIGTERM while it serves: 3 s, not 10,
+    # before the SIGKILL.
+    test.addCleanup(func_fixtures.stop_process, proc, 3)
+    endpoint = 'http://127.0.0.1:%d' % port
+    test.wait_for_http(endpoint + '/v1', status=200, process=proc,
+                       timeout=60)
+    return proc, Client(endpoint)

@@ -189,10 +189,9 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
 
     @staticmethod
     def _signal(info, body):
-        """POST a signal as the node's agent: its token, no Keystone."""
-        resp = requests.post(info['deploy_signal_url'], json=body,
-                             headers={'X-Signal-Token':
-                                      info['deploy_signal_token']},
+        """POST a signal as the node's agent: its pre-signed URL, no
+        Keystone."""
+        resp = requests.post(info['deploy_signal_id'], json=body,
                              timeout=services.HTTP_TIMEOUT)
         if resp.status_code != 200:
             raise AssertionError('signal %s: %s %s' % (
@@ -457,9 +456,10 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
         text = json.dumps(events)
         secrets = [SECRET, K8S_TOKEN]
         for info in agents:
-            token = info['deploy_signal_token']
+            token = services.signal_token(info)
             secrets += [token, hashlib.sha256(token.encode()).hexdigest(),
-                        info['deploy_signal_url']]
+                        info['deploy_signal_id'],
+                        info['deploy_signal_id'].split('?')[0]]
         for secret in secrets:
             self.assertNotIn(secret, text)
         # Masked, not left out.

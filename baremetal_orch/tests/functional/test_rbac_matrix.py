@@ -433,8 +433,8 @@ class TestRbacMatrix(base.FunctionalTestCase):
                                status=200)['deployments'][0]
         with open(os.path.join(cls.aio.configdrive,
                                '%s.json' % node_a['uuid'])) as f:
-            signal_token = json.load(f)['instance_info'][
-                'deploy_signal_token']
+            signal_token = services.signal_token(
+                json.load(f)['instance_info'])
         cls.values = {
             'node_a': node_a['uuid'], 'node_a_name': node_a['name'],
             'node_free': node_free['uuid'], 'node_b': node_b['uuid'],

@@ -80,7 +80,7 @@ class TestSplitLabelsAndSignals(base.FunctionalTestCase):
         infos = {n['uuid']: c.wait_for(lambda n=n: self._agent(n['uuid']),
                                        timeout=120) for n in nodes}
         for info in infos.values():
-            self.assertTrue(info['deploy_status_aware'])
+            self.assertEqual('true', info['deploy_status_aware'])
         # A forged token is refused; the real one is accepted.
         some = next(iter(infos.values()))
         c.post('/v1/signals/%s' % some['deployment_uuid'],
@@ -88,7 +88,7 @@ class TestSplitLabelsAndSignals(base.FunctionalTestCase):
                headers={'X-Signal-Token': 'forged'}, status=401)
         for info in infos.values():
             c.post('/v1/signals/%s' % info['deployment_uuid'],
-                   headers={'X-Signal-Token': info['deploy_signal_token']},
+                   headers={'X-Signal-Token': services.signal_token(info)},
                    json={'deploy_status': 'IN_PROGRESS',
                          'deploy_status_reason': 'configuring'},
                    status=200)
@@ -101,7 +101,7 @@ class TestSplitLabelsAndSignals(base.FunctionalTestCase):
         for info in infos.values():
             # A stock heat-config agent: one final signal, status code 0.
             c.post('/v1/signals/%s' % info['deployment_uuid'],
-                   headers={'X-Signal-Token': info['deploy_signal_token']},
+                   headers={'X-Signal-Token': services.signal_token(info)},
                    json={'deploy_stdout': 'ok', 'deploy_status_code': 0},
                    status=200)
         final = c.wait_for_action(action['uuid'], timeout=180)

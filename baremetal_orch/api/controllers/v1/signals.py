@@ -9,13 +9,20 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/v1/signals/{deployment_uuid}: nodes report their deployment (seed 002).
+"""/v1/signals/{deployment_uuid}: nodes report their deployment.
 
-Authenticated by the deployment's own secret in the ``X-Signal-Token``
-header, never by Keystone: the auth middleware lets this route through
-(:data:`baremetal_orch.api.app.PUBLIC_ROUTES`) and no policy applies.
-The body and what it does are described in
-:mod:`baremetal_orch.conductor.signals` and doc/source/admin/signals.rst.
+Authenticated by the deployment's own secret, never by Keystone: the auth
+middleware lets this route through
+(:data:`baremetal_orch.api.app.PUBLIC_ROUTES`) and no policy applies. The
+secret travels in the ``token`` query parameter of the pre-signed URL the
+node received (``deploy_signal_id``, all a stock heat-config agent can
+send), or in the ``X-Signal-Token`` header. ``POST`` and ``PUT`` are the
+same (Heat's agents use ``PUT`` for temp-URL signals). The body and what it
+does are described in :mod:`baremetal_orch.conductor.signals` and
+doc/source/admin/signals.rst.
+
+Every refused signal is logged with the deployment's UUID and the reason;
+the token itself is in no log line and no answer.
 """
 
 from oslo_log import log
@@ -35,6 +42,7 @@ from baremetal_orch.db import api as dbapi
 LOG = log.getLogger(__name__)
 
 TOKEN_HEADER = 'X-Signal-Token'  # noqa: S105 (a header name)
+TOKEN_PARAM = deployments.TOKEN_PARAM
 #: The body is read as JSON with any of these (curl -d sends the form type).
 CONTENT_TYPES = ('', 'application/json', 'application/x-www-form-urlencoded')
 
@@ -101,6 +109,42 @@ def _get_record(uuid):
     return dbapi.get_deployment(uuid)
 
 
+def request_token(request):
+    """The signal token of a request: (token, None) or (None, reason).
+
+    From the query's ``token`` or the ``X-Signal-Token`` header; given in
+    both, they must be the same.
+    """
+    in_query = request.GET.getall(TOKEN_PARAM)
+    in_header = request.headers.get(TOKEN_HEADER)
+    if len(in_query) > 1:
+        return None, 'the %r query parameter is given %d times' % (
+            TOKEN_PARAM, len(in_query))
+    tokens = set(in_query)
+    if in_header is not None:
+        tokens.add(in_header)
+    if len(tokens) > 1:
+        return None, ('the %r query parameter and the %s header differ'
+                      % (TOKEN_PARAM, TOKEN_HEADER))
+    token = tokens.pop() if tokens else None
+    if not token:
+        return None, 'no token (neither a %r query parameter nor an %s ' \
+                     'header)' % (TOKEN_PARAM, TOKEN_HEADER)
+    return token, None
+
+
+def _deployment_of(request):
+    """The deployment UUID of the request's path, for the log."""
+    return request.path_info.rstrip('/').rsplit('/', 1)[-1]
+
+
+def refused(uuid, reason):
+    if not uuidutils.is_uuid_like(uuid):
+        uuid = repr(uuid[:64])  # whatever the path held: one quoted line
+    LOG.warning('Refused a signal for deployment %(uuid)s: %(reason)s',
+                {'uuid': uuid, 'reason': reason})
+
+
 class SignalsController(rest.RestController):
     """/v1/signals"""
 
@@ -109,27 +153,48 @@ class SignalsController(rest.RestController):
         # Before pecan reads a JSON body to look for arguments in it.
         request = request or pecan.request
         if request.method not in ('GET', 'HEAD', 'OPTIONS'):
-            guard_body(request)
+            try:
+                guard_body(request)
+            except exception.BaremetalOrchException as e:
+                refused(_deployment_of(request), e.message)
+                raise
         return super()._route(args, request)
 
     @pecan.expose('json')
-    def post(self, uuid=None):
+    def post(self, uuid=None, **_query):
+        """POST /v1/signals/{uuid}: a signal."""
         # POST /v1/signals: a 405, not the missing-argument TypeError.
         utils.require_ident(uuid)
-        request = pecan.request
+        try:
+            return self._signal(uuid, pecan.request)
+        except exception.InvalidSignalToken:
+            raise  # logged with its precise reason
+        except exception.BaremetalOrchException as e:
+            refused(uuid, e.message)
+            raise
+
+    @pecan.expose('json')
+    def put(self, uuid=None, **_query):
+        """PUT /v1/signals/{uuid}: the same as POST."""
+        return self.post(uuid)
+
+    @staticmethod
+    def _signal(uuid, request):
         # Only the path names the deployment: pecan would also take the
         # argument from a key of a JSON body sent to /v1/signals.
-        if request.path_info.rstrip('/').rsplit('/', 1)[-1] != uuid:
+        if _deployment_of(request) != uuid:
             raise exception.DeploymentNotFound(deployment='(none)')
         record = _get_record(uuid)
-        if not deployments.token_matches(record,
-                                         request.headers.get(TOKEN_HEADER)):
-            LOG.warning('Refused a signal for deployment %s: missing or '
-                        'invalid %s', uuid, TOKEN_HEADER)
+        token, reason = request_token(request)
+        if token is not None and not deployments.token_matches(
+                record, token):
+            reason = 'the token does not match'
+        if reason is not None:
+            refused(uuid, reason)
             raise exception.InvalidSignalToken(uuid=uuid)
         body = validation.parse_json(read_body(request))
         validation.validate(schema.SIGNAL, body, 'signal')
-        record = signals.process(utils.context(), record, body)
+        record = signals.process(utils.context(), record, body, token=token)
         LOG.info('Deployment %(uuid)s of node %(node)s signalled %(status)s',
                  {'uuid': record.uuid, 'node': record.node_uuid,
                   'status': record.status})

@@ -9,11 +9,12 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""POST /v1/signals/{deployment_uuid}: every answer, and a whole site
-deployment whose nodes signal (seed 002)."""
+"""POST and PUT /v1/signals/{deployment_uuid}: every answer, and a whole
+site deployment whose nodes signal."""
 
 import io
 import json
+import logging
 import os
 import urllib.parse
 
@@ -36,6 +37,12 @@ def signal_path(record):
     return urllib.parse.urlparse(record.signal_url).path
 
 
+def presigned_path(info):
+    """Path and query of the pre-signed URL a node received."""
+    url = urllib.parse.urlparse(info['deploy_signal_id'])
+    return '%s?%s' % (url.path, url.query)
+
+
 class SignalTestMixin:
 
     def make_record(self, name='n1', action_uuid=None):
@@ -45,16 +52,17 @@ class SignalTestMixin:
         return node, record, token
 
     def signal(self, path, body=None, token=None, raw=None,
-               content_type='application/json', headers=None, app=None):
-        """A node's POST: no Keystone token, no persona headers."""
+               content_type='application/json', headers=None, app=None,
+               method='post'):
+        """A node's POST (or PUT): no Keystone token, no persona
+        headers; ``token`` in X-Signal-Token."""
         all_headers = dict(headers or {})
         if token is not None:
             all_headers['X-Signal-Token'] = token
         data = raw if raw is not None else json.dumps(body).encode()
-        return (app or self.app).post(path, params=data,
-                                      headers=all_headers,
-                                      content_type=content_type,
-                                      expect_errors=True)
+        return getattr(app or self.app, method)(
+            path, params=data, headers=all_headers,
+            content_type=content_type, expect_errors=True)
 
 
 class TestSignalApi(SignalTestMixin, base.ApiTestCase):
@@ -186,6 +194,97 @@ class TestSignalApi(SignalTestMixin, base.ApiTestCase):
         resp = self._chunked(b'{"deploy_status": "IN_PROGRESS"}')
         self.assertEqual(200, resp.status_int, resp.text)
         self.assertEqual('IN_PROGRESS', resp.json['status'])
+
+    # The pre-signed URL, as stock heat-config agents use it ---------------
+
+    def test_presigned_url_with_post_and_put(self):
+        info = deployments.instance_info(self.node, self.record, self.token)
+        path = presigned_path(info)
+        # heat-config-notify sends nothing but a content-type header.
+        resp = self.signal(path, {'deploy_status': 'IN_PROGRESS'},
+                           method=info['deploy_signal_verb'].lower())
+        self.assertEqual(200, resp.status_int, resp.text)
+        self.assertEqual('IN_PROGRESS', resp.json['status'])
+        resp = self.signal(path, {'deploy_status_code': 3,
+                                  'deploy_stderr': 'boom'}, method='put')
+        self.assertEqual(200, resp.status_int, resp.text)
+        self.assertEqual(('FAILED', 3), (resp.json['status'],
+                                         resp.json['deploy_status_code']))
+        # A replay of the final signal.
+        resp = self.signal(path, {'deploy_status_code': 3}, method='put')
+        self.assertError(resp, 409, 'baremetal_orch.signal.already_final')
+        self.assertEqual(['deployment.signal.in_progress',
+                          'deployment.signal.failed'],
+                         [e['event_type'] for e in self.events()])
+
+    def test_put_is_a_signal(self):
+        # What heat-config-notify sends for deploy_signal_verb PUT.
+        resp = self.signal(self.path, {'deploy_status_code': 0}, self.token,
+                           method='put')
+        self.assertEqual(200, resp.status_int, resp.text)
+        self.assertEqual('COMPLETE', self.row().status)
+
+    def test_query_and_header_tokens(self):
+        ok = '%s?token=%s' % (self.path, self.token)
+        forged = '%s?token=forged' % self.path
+        cases = [
+            # (path, header token, expected status)
+            (forged, None, 401),
+            (self.path + '?token=', None, 401),
+            (forged, self.token, 401),         # they differ
+            (ok, 'forged', 401),
+            (ok + '&token=' + self.token, None, 401),  # given twice
+            (ok, self.token, 200),             # both, the same
+        ]
+        for path, header, status in cases:
+            resp = self.signal(path, {'deploy_status': 'IN_PROGRESS'},
+                               header)
+            self.assertEqual(status, resp.status_int, (path, resp.text))
+            if status == 401:
+                self.assertEqual('baremetal_orch.signal.invalid_token',
+                                 resp.json['errors'][0]['code'])
+        # Another query parameter is no credential, and is ignored.
+        resp = self.signal(ok + '&deploy_status=FAILED',
+                           {'deploy_status': 'IN_PROGRESS'})
+        self.assertEqual(200, resp.status_int, resp.text)
+        self.assertEqual('IN_PROGRESS', self.row().status)
+
+    def test_refused_signals_are_logged_without_the_token(self):
+        logger = self.useFixture(fixtures.FakeLogger(
+            name='baremetal_orch.api.controllers.v1.signals',
+            level=logging.WARNING))
+        forged = self.token[:-4] + 'AAAA'
+        self.signal(self.path, {'deploy_status_code': 0})
+        self.signal('%s?token=%s' % (self.path, forged),
+                    {'deploy_status_code': 0})
+        self.signal(self.path, {'deploy_status': 'DONE'}, self.token)
+        self.signal(self.path, {'deploy_status_code': 0}, self.token)
+        self.signal(self.path, {'deploy_status_code': 0}, self.token)
+        lines = logger.output.splitlines()
+        self.assertEqual(4, len(lines), logger.output)
+        for line in lines:
+            self.assertIn('Refused a signal for deployment %s: '
+                          % self.record.uuid, line)
+            self.assertNotIn(self.token, line)
+            self.assertNotIn(forged, line)
+        self.assertIn('no token', lines[0])
+        self.assertIn('the token does not match', lines[1])
+        self.assertIn("'DONE' is not one of", lines[2])
+        self.assertIn('already received its final signal', lines[3])
+        # What is not a UUID is logged quoted, on its one line.
+        self.signal('/v1/signals/x%0Aforged-line', {})
+        self.assertIn("Refused a signal for deployment 'x\\nforged-line'",
+                      logger.output.splitlines()[4])
+
+    def test_the_access_log_masks_the_token(self):
+        logger = self.useFixture(fixtures.FakeLogger(
+            name='baremetal_orch.api.access', level=logging.INFO))
+        info = deployments.instance_info(self.node, self.record, self.token)
+        resp = self.signal(presigned_path(info), {'deploy_status_code': 0})
+        self.assertEqual(200, resp.status_int, resp.text)
+        self.assertNotIn(self.token, logger.output)
+        self.assertIn('"POST %s?token=***"' % self.path, logger.output)
+        self.assertIn('status: 200', logger.output)
 
     # 401 -------------------------------------------------------------------
 
@@ -398,8 +497,14 @@ class TestSignalsEndToEnd(SignalTestMixin, base.ApiTestCase):
     def config_drive(self, node_uuid):
         path = os.path.join(self.drive, '%s.json' % node_uuid)
         self.wait_for(lambda: os.path.exists(path))
+        # It holds the token: readable by its owner only.
+        self.assertEqual(0o600, os.stat(path).st_mode & 0o777)
         with open(path) as f:
             return json.load(f)['instance_info']
+
+    @staticmethod
+    def record_of(info):
+        return dbapi.get_deployment(info['deployment_uuid'])
 
     def test_site_deploy_waits_for_signals(self):
         nodes = {}
@@ -414,22 +519,20 @@ class TestSignalsEndToEnd(SignalTestMixin, base.ApiTestCase):
         drives = {name: self.config_drive(uuid)
                   for name, uuid in nodes.items()}
         for info in drives.values():
-            self.assertIs(True, info['deploy_status_aware'])
-            self.assertIn(info['deployment_uuid'], info['deploy_signal_url'])
-        paths = {name: urllib.parse.urlparse(
-            info['deploy_signal_url']).path for name, info in drives.items()}
+            self.assertEqual('true', info['deploy_status_aware'])
+            self.assertIn(info['deployment_uuid'], info['deploy_signal_id'])
+        paths = {name: presigned_path(info) for name, info in drives.items()}
 
         # A forged token is refused, and changes nothing.
-        resp = self.signal(paths['new-agent'], {'deploy_status_code': 0},
-                           'forged')
+        resp = self.signal(signal_path(self.record_of(drives['new-agent'])),
+                           {'deploy_status_code': 0}, 'forged')
         self.assertError(resp, 401, 'baremetal_orch.signal.invalid_token')
 
         # The new agent says it started: visible while the action runs
         # (it cannot end before this node's final signal or its timeout).
         resp = self.signal(paths['new-agent'], {
             'deploy_status': 'IN_PROGRESS',
-            'deploy_status_reason': 'running os-refresh-config'},
-            drives['new-agent']['deploy_signal_token'])
+            'deploy_status_reason': 'running os-refresh-config'})
         self.assertEqual(200, resp.status_int, resp.text)
         events = self.get('/v1/events?action_uuid=%s&resource_uuid=%s'
                           % (action['uuid'], nodes['new-agent']),
@@ -450,8 +553,7 @@ class TestSignalsEndToEnd(SignalTestMixin, base.ApiTestCase):
                                'deploy_stdout': 'done'}),
                 ('failing-agent', {'deploy_status_code': 2,
                                    'deploy_stderr': 'hook failed'})):
-            resp = self.signal(paths[name], body,
-                               drives[name]['deploy_signal_token'])
+            resp = self.signal(paths[name], body)
             self.assertEqual(200, resp.status_int, resp.text)
 
         action = self.wait_for(lambda: (lambda a: a if a['state'] not in (
@@ -486,8 +588,7 @@ class TestSignalsEndToEnd(SignalTestMixin, base.ApiTestCase):
                     if e['resource_uuid'] == uuid]
              for name, uuid in nodes.items()})
         # The late agent of the silent node is told it is too late.
-        resp = self.signal(paths['silent'], {'deploy_status_code': 0},
-                           drives['silent']['deploy_signal_token'])
+        resp = self.signal(paths['silent'], {'deploy_status_code': 0})
         self.assertError(resp, 409, 'baremetal_orch.signal.already_final')
         # The node task of each failure says why.
         tree = self.get('/v1/tasks/%s?tree=true' % action['task_uuid'],

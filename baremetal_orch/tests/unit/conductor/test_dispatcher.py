@@ -73,7 +73,7 @@ class TestSentTwice(base.ConductorTestCase):
         ctx = orch_context.get_admin_context()
         runner = self.manager.actions
         with mock.patch.object(fake.FakeDriver, 'deploy', autospec=True,
-                               wraps=fake.FakeDriver().deploy) as deploy:
+                               wraps=fake.FakeDriver.deploy) as deploy:
             runner.run_node_phase(ctx, action, task, node.uuid, 'deploy',
                                   {})
             self.assertEqual('success', dbapi.get_task(task).status)

@@ -14,6 +14,7 @@
 import collections
 import json
 from unittest import mock
+import urllib.parse
 
 import fixtures
 from oslo_utils import uuidutils
@@ -260,6 +261,30 @@ class TestProcess(base.DbTestCase):
         self.assertEqual(1, len(self._events()))
         self.assertEqual(1, self.notify.call_count)
 
+    def test_the_token_is_masked_wherever_the_body_repeats_it(self):
+        # What the stock script hook reports when it fails: its own log,
+        # every input in it, the pre-signed URL included.
+        record, token = deployments.create(self.node, None, 'c1')
+        url = deployments.signed_url(record, token)
+        line = 'deploy_signal_id=%s\n' % url
+        signals.process(None, record, {
+            'deploy_status_code': 1, 'deploy_stdout': line,
+            'deploy_stderr': line * 3, 'deploy_status_reason': line,
+            'url_output': url, 'nested': {token: [url]}}, token=token)
+        row = dbapi.get_deployment(record.uuid)
+        event = dbapi.list_events({'resource_uuid': self.node.uuid})[-1]
+        stored = json.dumps([row.as_dict(), event.as_dict()], default=str)
+        self.assertNotIn(token, stored)
+        self.assertEqual('deploy_signal_id=%s?token=***\n' % record.signal_url,
+                         row.deploy_stdout)
+        self.assertEqual({'nested': {'***': [record.signal_url +
+                                             '?token=***']},
+                          'url_output': record.signal_url + '?token=***'},
+                         event.details['outputs'])
+        self.assertEqual(('FAILED', 1), (row.status, row.deploy_status_code))
+        notified = self.notify.call_args[0][1]
+        self.assertNotIn(token, json.dumps(notified.as_dict(), default=str))
+
     def test_superseded_record_takes_no_signal(self):
         deployments.create(self.node, None, 'c1')
         old = dbapi.get_deployment(self.record.uuid)
@@ -317,13 +342,35 @@ class TestDeploymentRecords(base.DbTestCase):
         self.assertIsNone(deployments.current(self.node.uuid, action))
 
     def test_instance_info(self):
+        self.config(group='api', public_endpoint='https://orch.example/')
         record, token = deployments.create(self.node, None, 'c1')
         info = deployments.instance_info(self.node, record, token)
         self.assertEqual({'image_source': 'img',
-                          'deploy_signal_url': record.signal_url,
-                          'deploy_signal_token': token,
-                          'deploy_status_aware': True,
+                          'deploy_signal_id': '%s?token=%s' % (
+                              record.signal_url, token),
+                          'deploy_signal_verb': 'POST',
+                          'deploy_signal_transport': 'CFN_SIGNAL',
+                          'deploy_status_aware': 'true',
                           'deployment_uuid': record.uuid}, info)
+        # Heat hands every input as a string: heat-config's script hook
+        # puts them in the environment of the script, and fails on
+        # anything else.
+        for key, value in info.items():
+            self.assertIsInstance(value, str, key)
+        # The token is the record's.
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(
+            info['deploy_signal_id']).query)
+        self.assertEqual({'token': [token]}, query)
+        self.assertTrue(deployments.token_matches(
+            dbapi.get_deployment(record.uuid), query['token'][0]))
+
+    def test_tokens_are_compared_in_constant_time(self):
+        record, token = deployments.create(self.node, None, 'c1')
+        with mock.patch.object(deployments.hmac, 'compare_digest',
+                               wraps=deployments.hmac.compare_digest) as cmp:
+            self.assertTrue(deployments.token_matches(record, token))
+            self.assertFalse(deployments.token_matches(record, 'forged'))
+        self.assertEqual(2, cmp.call_count)
 
     def test_wait_returns_the_final_record(self):
         record, _ = deployments.create(self.node, None, 'c1')

@@ -52,6 +52,8 @@ STUBS = textwrap.dedent('''\
     MEMCACHE_SERVERS=localhost:11211
     SERVICE_TIMEOUT=60
     API_WORKERS=3
+    DATA_DIR=$TMP/data
+    TEMPEST_CONFIG=$TMP/tempest.conf
 
     record() { printf '%s\\n' "$*" >> "$TMP/calls.log"; }
     # iniset FILE SECTION OPTION VALUE...: set the option in a real file
@@ -116,6 +118,24 @@ STUBS = textwrap.dedent('''\
     run_process() { record run_process "$@"; }
     stop_process() { record stop_process "$@"; }
     wait_for_service() { record wait_for_service "$@"; }
+    start_tls_proxy() { record start_tls_proxy "$@"; }
+    sleep() { record sleep "$@"; }
+    # DevStack's write_uwsgi_config, as lib/apache has it (the parts that
+    # write the ini): a module path, and "http" when given a bind address.
+    write_uwsgi_config() {
+        record write_uwsgi_config "$@"
+        local conf=$1 wsgi=$2 url=$3 http=$4 name=$5
+        rm -rf $conf
+        iniset "$conf" uwsgi module "$wsgi"
+        iniset "$conf" uwsgi processes $API_WORKERS
+        iniset "$conf" uwsgi master true
+        iniset "$conf" uwsgi plugins http,python3
+        if [[ -n "$http" ]]; then
+            iniset "$conf" uwsgi http $http
+        else
+            iniset "$conf" uwsgi socket "/var/run/uwsgi/${name}.socket"
+        fi
+    }
     get_python_exec_prefix() { echo "$TMP/bin"; }
     which() { echo "/usr/local/bin/$1"; }
     sudo() {
@@ -127,8 +147,23 @@ STUBS = textwrap.dedent('''\
     }
 ''')
 
-#: The console script init runs, recording its arguments.
-MANAGE = '#!/bin/sh\necho "baremetal-orch-manage $*" >> "$TMP/calls.log"\n'
+#: The console scripts the plugin runs, recording their arguments;
+#: ``service list`` shows a conductor whose "Alive" column is
+#: $STUB_CONDUCTOR_ALIVE (the real command's table).
+SCRIPT = textwrap.dedent('''\
+    #!/bin/sh
+    echo "%(name)s $*" >> "$TMP/calls.log"
+    case "$*" in
+        *"service list")
+            alive=${STUB_CONDUCTOR_ALIVE:-True}
+            echo "+------+--------------------------+----+----+-------+"
+            echo "| Host | Binary                   | SK | CG | Alive |"
+            echo "| dev  | baremetal-orch-api       |    |    | True  |"
+            echo "| dev  | baremetal-orch-conductor |    |    | $alive |"
+            ;;
+    esac
+''')
+SCRIPTS = ('baremetal-orch-manage', 'baremetal-orch-status')
 
 
 class TestShellSyntax(base.TestCase):
@@ -169,14 +204,15 @@ class PluginRun:
 
 class TestPluginPhases(base.TestCase):
 
-    def run_plugin(self, phases, services, env=None):
+    def run_plugin(self, phases, services, env=None, status=0, environ=None):
         """Source settings, then plugin.sh for each phase, in one bash."""
         tmp = self.useFixture(fixtures.TempDir()).path
         os.makedirs(os.path.join(tmp, 'bin'))
-        manage = os.path.join(tmp, 'bin', 'baremetal-orch-manage')
-        with open(manage, 'w') as f:
-            f.write(MANAGE)
-        os.chmod(manage, 0o700)
+        for name in SCRIPTS:
+            path = os.path.join(tmp, 'bin', name)
+            with open(path, 'w') as f:
+                f.write(SCRIPT % {'name': name})
+            os.chmod(path, 0o700)
         script = [STUBS,
                   'ENABLED_SERVICES=%s' % ','.join(services),
                   'BAREMETAL_ORCH_CONF_DIR=$TMP/etc/baremetal-orch',
@@ -191,9 +227,11 @@ class TestPluginPhases(base.TestCase):
         proc = subprocess.run(
             ['bash', '-e', '-c', '\n'.join(script)], capture_output=True,
             text=True, check=False,
-            env={'TMP': tmp, 'PATH': os.environ.get('PATH', '/usr/bin:/bin')})
-        self.assertEqual(0, proc.returncode, proc.stderr[-3000:])
+            env=dict(environ or {}, TMP=tmp,
+                     PATH=os.environ.get('PATH', '/usr/bin:/bin')))
+        self.assertEqual(status, proc.returncode, proc.stderr[-3000:])
         run = PluginRun(tmp)
+        run.stderr = proc.stderr
         run.services = proc.stdout.strip().rpartition(
             'ENABLED_SERVICES=')[2].split(',')
         return run
@@ -265,10 +303,17 @@ class TestPluginPhases(base.TestCase):
         self.assertEqual(['setup_develop %s' % os.path.join(
             run.tmp, 'opt', 'stack', 'baremetal-orch')],
             run.called('setup_develop'))
+        # DevStack installs uwsgi: nothing pip-installed by hand.
+        self.assertEqual([], run.called('pip_install'))
         self.assertEqual(['recreate_database baremetal_orch'],
                          run.called('recreate_database'))
+        self.assertEqual(['baremetal-orch-status --config-file %s upgrade '
+                          'check' % run.conf_file],
+                         run.called('baremetal-orch-status'))
         self.assertEqual(['baremetal-orch-manage --config-file %s db '
-                          'upgrade' % run.conf_file],
+                          'upgrade' % run.conf_file,
+                          'baremetal-orch-manage --config-file %s service '
+                          'list' % run.conf_file],
                          run.called('baremetal-orch-manage'))
         self.assertEqual(
             ['run_process baremetal-orch-api /usr/local/bin/uwsgi '
@@ -280,19 +325,107 @@ class TestPluginPhases(base.TestCase):
             run.called('run_process'))
         self.assertEqual(['wait_for_service 60 http://10.0.0.5:6388'],
                          run.called('wait_for_service'))
-        # The API's process starts before the conductor's, after init.
-        order = [c.split()[0] for c in run.calls]
-        self.assertLess(order.index('baremetal-orch-manage'),
-                        order.index('run_process'))
+        self.assertEqual([], run.called('start_tls_proxy'))
+        # Init (the schema, then the upgrade checks on it) before the API;
+        # the API waited for before the conductor starts; the conductor
+        # waited for (its heartbeat in service list) last.
+        steps = [' '.join(c.split()[:3:2]) for c in run.calls
+                 if c.split()[0] in ('recreate_database',
+                                     'baremetal-orch-manage',
+                                     'baremetal-orch-status', 'run_process',
+                                     'wait_for_service')]
+        self.assertEqual(
+            ['recreate_database', 'baremetal-orch-manage ' + run.conf_file,
+             'baremetal-orch-status ' + run.conf_file,
+             'run_process /usr/local/bin/uwsgi', 'wait_for_service '
+             'http://10.0.0.5:6388',
+             'run_process ' + os.path.join(run.tmp, 'bin',
+                                           'baremetal-orch-conductor'),
+             'baremetal-orch-manage ' + run.conf_file],
+            steps)
 
-    def test_uwsgi_ini(self):
+    def test_waits_for_the_conductor(self):
+        # Not alive: polled once a second until the timeout, then the stack
+        # dies naming the conductor.
+        run = self.run_plugin(
+            self.STACK, self.WITH_IRONIC, status=3,
+            env={'BAREMETAL_ORCH_CONDUCTOR_TIMEOUT': '4'},
+            environ={'STUB_CONDUCTOR_ALIVE': 'False'})
+        self.assertIn('baremetal-orch-conductor did not start', run.stderr)
+        self.assertEqual(5, len([c for c in run.called(
+            'baremetal-orch-manage') if c.endswith('service list')]))
+        self.assertEqual(['sleep 1'] * 4, run.called('sleep'))
+
+    def test_uwsgi_ini_from_devstack(self):
         run = self.run_plugin(self.STACK, self.WITH_IRONIC)
+        self.assertEqual(
+            ['write_uwsgi_config %s baremetal_orch.wsgi:application  '
+             '10.0.0.5:6388 baremetal-orch-api' % run.uwsgi_file],
+            run.called('write_uwsgi_config'))
         uwsgi = run.config(run.uwsgi_file)['uwsgi']
         self.assertEqual('baremetal_orch.wsgi:application', uwsgi['module'])
         self.assertEqual('BAREMETAL_ORCH_CONFIG_FILES=%s' % run.conf_file,
                          uwsgi['env'])
-        self.assertEqual('10.0.0.5:6388', uwsgi['http-socket'])
+        self.assertEqual('10.0.0.5:6388', uwsgi['http'])
         self.assertEqual('3', uwsgi['processes'])
+
+    def test_tls_proxy(self):
+        run = self.run_plugin(self.STACK, self.WITH_IRONIC + ('tls-proxy',))
+        conf = run.config()
+        # Clients: https on the service port; uwsgi: the internal port.
+        self.assertEqual('https://10.0.0.5:6388',
+                         conf.get('api', 'public_endpoint'))
+        self.assertEqual(['get_or_create_endpoint baremetal-orchestration '
+                          'RegionOne https://10.0.0.5:6388'],
+                         run.called('get_or_create_endpoint'))
+        self.assertEqual('10.0.0.5:16388',
+                         run.config(run.uwsgi_file)['uwsgi']['http'])
+        self.assertEqual(['wait_for_service 60 http://10.0.0.5:16388'],
+                         run.called('wait_for_service'))
+        self.assertEqual(['start_tls_proxy baremetal-orch * 6388 10.0.0.5 '
+                          '16388'], run.called('start_tls_proxy'))
+        for section in ('ironic', 'keystone_authtoken'):
+            self.assertEqual('/opt/stack/data/ca-bundle.pem',
+                             conf.get(section, 'cafile'), section)
+
+    def test_no_tls_no_cafile(self):
+        conf = self.run_plugin(self.STACK, self.WITH_IRONIC).config()
+        self.assertFalse(conf.has_option('ironic', 'cafile'))
+        self.assertFalse(conf.has_option('keystone_authtoken', 'cafile'))
+
+    def test_test_config_writes_tempest_options(self):
+        run = self.run_plugin(self.STACK + ('stack test-config',),
+                              self.WITH_IRONIC + ('tempest',))
+        tempest = run.config(os.path.join(run.tmp, 'tempest.conf'))
+        drive = os.path.join(run.tmp, 'data', 'baremetal-orch',
+                             'configdrive')
+        self.assertEqual('True', tempest.get('service_available',
+                                             'baremetal_orch'))
+        self.assertEqual('True', tempest.get('enforce_scope',
+                                             'baremetal_orch'))
+        self.assertEqual(
+            {'catalog_type': 'baremetal-orchestration',
+             'endpoint_type': 'public', 'ironic_backend': 'True',
+             'ironic_sync_timeout': '90', 'fake_configdrive_dir': drive},
+            dict(tempest['baremetal_orch']))
+        # The conductor writes the config drives where tempest reads them,
+        # and syncs Ironic as often as the scenario expects.
+        conf = run.config()
+        self.assertEqual(drive, conf.get('fake_driver', 'configdrive_dir'))
+        self.assertTrue(os.path.isdir(drive))
+        self.assertEqual('10', conf.get('conductor', 'sync_interval'))
+
+    def test_test_config_without_tempest_or_ironic(self):
+        run = self.run_plugin(self.STACK + ('stack test-config',),
+                              self.WITH_IRONIC)
+        self.assertFalse(os.path.exists(os.path.join(run.tmp,
+                                                     'tempest.conf')))
+        self.assertFalse(run.config().has_section('fake_driver'))
+        run = self.run_plugin(self.STACK + ('stack test-config',),
+                              ('key', 'mysql', 'rabbit', 'tempest'))
+        tempest = run.config(os.path.join(run.tmp, 'tempest.conf'))
+        self.assertFalse(tempest.has_option('baremetal_orch',
+                                            'ironic_backend'))
 
     def test_without_ironic_no_ironic_section(self):
         run = self.run_plugin(self.STACK, ('key', 'mysql', 'rabbit'))
@@ -337,35 +470,142 @@ class TestPluginPhases(base.TestCase):
                               if not c.startswith('define_plugin')])
 
 
+#: Jobs and templates defined upstream that ours build on, with where
+#: they are defined (read there when these files were written).
+UPSTREAM_JOBS = {
+    'devstack-tempest': 'openstack/tempest zuul.d/base.yaml',
+    'openstack-tox': 'openstack/openstack-zuul-jobs zuul.d/jobs.yaml',
+    'openstack-tox-functional-with-sudo':
+        'openstack/openstack-zuul-jobs zuul.d/jobs.yaml',
+}
+UPSTREAM_TEMPLATES = {
+    'check-requirements': 'openstack/requirements .zuul.d',
+    'openstack-python3-jobs':
+        'openstack/openstack-zuul-jobs zuul.d/project-templates.yaml',
+    'openstack-cover-jobs':
+        'openstack/openstack-zuul-jobs zuul.d/project-templates.yaml',
+    'publish-openstack-docs-pti':
+        'openstack/openstack-zuul-jobs zuul.d/project-templates.yaml',
+    'api-ref-jobs':
+        'openstack/openstack-zuul-jobs zuul.d/project-templates.yaml',
+    'release-notes-jobs-python3':
+        'openstack/openstack-zuul-jobs zuul.d/project-templates.yaml',
+}
+
+
+def bindep_profiles():
+    """{profile: {platform: [package]}} of bindep.txt."""
+    profiles = {}
+    with open(os.path.join(REPO, 'bindep.txt')) as f:
+        for line in f:
+            line = line.split('#')[0].strip()
+            if not line:
+                continue
+            package, _, tags = line.partition('[')
+            tags = tags.rstrip(']').split()
+            platforms = [t for t in tags if t.startswith('platform:')]
+            for profile in (t for t in tags if ':' not in t):
+                for platform in platforms or ['platform:any']:
+                    profiles.setdefault(profile, {}).setdefault(
+                        platform, []).append(package.strip())
+    return profiles
+
+
+class TestBindep(base.TestCase):
+
+    def test_servers_tagged_for_dpkg_and_rpm(self):
+        test = bindep_profiles()['test']
+        # The three servers the functional tests need, on both families.
+        for platform, servers in (
+                ('platform:dpkg', ('mariadb-server', 'postgresql',
+                                   'rabbitmq-server')),
+                ('platform:rpm', ('mariadb-server', 'postgresql-server',
+                                  'rabbitmq-server'))):
+            for server in servers:
+                self.assertIn(server, test[platform], platform)
+        self.assertIn('graphviz', bindep_profiles()['doc']['platform:any'])
+
+
 class TestZuul(base.TestCase):
 
     def load(self, name):
         with open(os.path.join(ZUUL, name)) as f:
             return yaml.safe_load(f)
 
+    def jobs(self):
+        return {j['job']['name']: j['job'] for j in self.load('jobs.yaml')}
+
+    def tox_envs(self):
+        parser = configparser.RawConfigParser()
+        parser.read(os.path.join(REPO, 'tox.ini'))
+        return {s.partition(':')[2] for s in parser.sections()
+                if s.startswith('testenv:')} | {'py3'}
+
     def test_project_templates_and_jobs(self):
         project = self.load('project.yaml')[0]['project']
-        self.assertEqual({'openstack-python3-jobs', 'openstack-cover-jobs',
-                          'publish-openstack-docs-pti',
-                          'release-notes-jobs-python3'},
-                         set(project['templates']))
-        jobs = {j['job']['name'] for j in self.load('jobs.yaml')}
+        # The PTI: unit, cover, docs, api-ref, release notes, requirements.
+        self.assertEqual(set(UPSTREAM_TEMPLATES), set(project['templates']))
+        jobs = self.jobs()
         for pipeline in ('check', 'gate'):
-            for job in project[pipeline]['jobs']:
-                name = job if isinstance(job, str) else next(iter(job))
+            names = [job if isinstance(job, str) else next(iter(job))
+                     for job in project[pipeline]['jobs']]
+            self.assertEqual(['baremetal-orch-tempest',
+                              'baremetal-orch-tox-functional',
+                              'baremetal-orch-tox-migrations'], names)
+            for name in names:
                 self.assertIn(name, jobs, pipeline)
 
-    def test_tempest_job(self):
-        jobs = {j['job']['name']: j['job'] for j in self.load('jobs.yaml')}
-        job = jobs['baremetal-orch-tempest']
+    def test_parents_exist(self):
+        jobs = self.jobs()
+        for name, job in jobs.items():
+            self.assertIn(job['parent'], set(jobs) | set(UPSTREAM_JOBS),
+                          name)
+
+    def test_tox_jobs_name_real_envs(self):
+        envs = self.tox_envs()
+        for name, job in self.jobs().items():
+            if not job['parent'].startswith('openstack-tox'):
+                continue
+            self.assertIn(job['vars']['tox_envlist'], envs, name)
+            self.assertIn(job['vars']['bindep_profile'], bindep_profiles())
+        functional = self.jobs()['baremetal-orch-tox-functional']
+        env = functional['vars']['tox_environment']
+        # What tools/test-setup.sh installs for the broker fixture.
+        with open(os.path.join(REPO, 'tools', 'test-setup.sh')) as f:
+            self.assertIn(env['BAREMETAL_ORCH_RABBITMQCTL'], f.read())
+        self.assertEqual(1, env['BAREMETAL_ORCH_REQUIRE_BROKER'])
+
+    def test_tempest_job_runs_this_plugin(self):
+        job = self.jobs()['baremetal-orch-tempest']
         self.assertEqual('devstack-tempest', job['parent'])
-        plugins = job['vars']['devstack_plugins']
+        variables = job['vars']
+        self.assertEqual(['baremetal-orch'], variables['tempest_plugins'])
+        # The regex selects the plugin's tests, and the plugin is the one
+        # setup.cfg registers.
+        self.assertEqual(r'^baremetal_orch_tempest_plugin\.',
+                         variables['tempest_test_regex'])
+        setup = configparser.RawConfigParser()
+        setup.read(os.path.join(REPO, 'setup.cfg'))
+        self.assertIn('baremetal_orch_tempest_plugin.plugin:',
+                      setup.get('entry_points', 'tempest.test_plugins'))
+        self.assertIn('baremetal_orch_tempest_plugin',
+                      setup.get('files', 'packages').split())
+        plugins = variables['devstack_plugins']
         self.assertEqual({'ironic', 'baremetal-orch'}, set(plugins))
         self.assertTrue(plugins['baremetal-orch'].endswith(
             '/openstack/baremetal-orch'))
-        services = job['vars']['devstack_services']
+        services = variables['devstack_services']
         for service in ('ir-api', 'ir-cond', 'baremetal-orch-api',
-                        'baremetal-orch-conductor'):
+                        'baremetal-orch-conductor', 'tempest'):
             self.assertIs(True, services[service], service)
-        self.assertNotIn('rabbit', {s for s, on in services.items()
-                                    if not on})
+        off = {s for s, on in services.items() if not on}
+        # RabbitMQ, MySQL, Keystone and the TLS proxy stay as DevStack's
+        # jobs have them.
+        self.assertEqual(set(), off & {'rabbit', 'mysql', 'key',
+                                       'tls-proxy'})
+        # Ironic as its own API-test job has it, fake hardware enabled.
+        localrc = variables['devstack_localrc']
+        self.assertEqual('noop', localrc['IRONIC_DEFAULT_NETWORK_INTERFACE'])
+        self.assertIn('fake-hardware',
+                      localrc['IRONIC_ENABLED_HARDWARE_TYPES'].split(','))
+        self.assertIn('fake', localrc['IRONIC_ENABLED_POWER_INTERFACES'])

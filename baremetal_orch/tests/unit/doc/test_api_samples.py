@@ -519,14 +519,16 @@ class TestDeploymentSamples(SampleTestCase):
         with open(os.path.join(self.configdrive, '%s.json' % node)) as f:
             info = json.load(f)
         info = info.get('instance_info', info)
-        url = info['deploy_signal_url']
+        url = info['deploy_signal_id']
         self.assertTrue(url.startswith(ENDPOINT + '/v1/signals/'))
-        path = url[len(ENDPOINT):]
-        token = {'X-Signal-Token': info['deploy_signal_token']}
+        # The pre-signed URL as a stock agent uses it, then the header.
+        signed = url[len(ENDPOINT):]
+        path, query = signed.split('?', 1)
+        token = {'X-Signal-Token': query[len('token='):]}
         body = self.request('signal-in-progress-request.json', {
             'deploy_status': 'IN_PROGRESS',
             'deploy_status_reason': 'Applying the host configuration'})
-        resp = self.post(path, body, headers=token, status=200)
+        resp = self.post(signed, body, status=200)
         self.assertSample('signal-in-progress-response.json', resp.json)
         body = self.request('signal-complete-request.json', {
             'deploy_status': 'COMPLETE',
