@@ -17,7 +17,6 @@ import json
 import urllib.parse
 
 import jsonpatch
-import jsonpointer
 from oslo_config import cfg
 from oslo_utils import strutils
 from oslo_utils import uuidutils
@@ -237,8 +236,8 @@ def apply_patch(doc, patch, readonly=()):
             if op['op'] in ('add', 'replace'):
                 size += _size(op.get('value'), budget)
             elif op['op'] == 'copy':
-                size += _size(jsonpointer.resolve_pointer(
-                    doc, op.get('from'), None), budget)
+                size += _size(jsonpatch.JsonPointer(
+                    str(op.get('from'))).resolve(doc, None), budget)
             if size > budget:
                 raise limits.exceeded('values in the patched document',
                                       budget, 'operation %d' % i)
@@ -250,7 +249,7 @@ def apply_patch(doc, patch, readonly=()):
         except jsonpatch.JsonPatchException as e:
             raise exception.PatchError(
                 reason='operation %d %s: %s' % (i, _op_text(op), e))
-        except jsonpointer.JsonPointerException:
+        except jsonpatch.JsonPointerException:
             # Its message quotes the part of the document it walked.
             raise exception.PatchError(
                 reason='operation %d %s: the path does not exist in the '
