@@ -21,7 +21,7 @@ import os
 # First: selects oslo.service's threading backend for this process.
 from baremetal_orch import cmd  # noqa: F401
 from baremetal_orch.api import app  # noqa: H306  (after cmd, on purpose)
-from baremetal_orch.common import service
+from baremetal_orch import service
 
 
 def _config_files():

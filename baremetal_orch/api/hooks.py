@@ -19,8 +19,8 @@ from baremetal_orch.api import errors
 from baremetal_orch.api import microversion
 from baremetal_orch.api import validation
 from baremetal_orch.common import context as orch_context
-from baremetal_orch.common import rpc
 from baremetal_orch.conductor import rpcapi
+from baremetal_orch.notifications import notifier
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -91,7 +91,7 @@ class NotificationHook(hooks.PecanHook):
 
     def after(self, state):
         wait = CONF.api.notification_wait
-        if wait and not rpc.flush_notifications(wait):
+        if wait and not notifier.flush(wait):
             LOG.warning('The notifications of %s %s wait for the message '
                         'bus; answering without them.',
                         state.request.method, state.request.path)

@@ -131,12 +131,6 @@ def fields_param(fields, allowed):
     return wanted
 
 
-def trim(doc, fields):
-    if fields is None:
-        return doc
-    return {k: v for k, v in doc.items() if k in fields}
-
-
 def collection(name, items, limit, marker_field='uuid', marker=None):
     """A list response, with a ``next`` link keeping every filter.
 

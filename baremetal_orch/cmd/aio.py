@@ -24,14 +24,14 @@ from oslo_log import log
 
 from baremetal_orch.api import app
 from baremetal_orch.common import exception
-from baremetal_orch.common import rpc
-from baremetal_orch.common import service
 from baremetal_orch.common import wsgi_server
 from baremetal_orch.conductor import manager as manager_mod
 from baremetal_orch.conductor import rpcapi
+from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
-from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch import demo
+from baremetal_orch.notifications import notifier
+from baremetal_orch import service
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -67,7 +67,7 @@ def main(argv=None):
     except exception.DatabaseUnavailable as e:
         sys.exit('baremetal-orch: %s' % e)
     # The notification sender (when notifications are on) is up first.
-    rpc.start_notifications(conductor=True)
+    notifier.start(conductor=True)
     manager = manager_mod.ConductorManager(CONF.host)
     manager.init_host()
     rpcapi.set_local_manager(manager)
@@ -83,7 +83,7 @@ def main(argv=None):
             server.start()
             try:
                 status = demo.run(endpoint, CONF.site_dir, CONF.failure,
-                                  database=sqla_api.masked_url())
+                                  database=dbapi.masked_url())
             except demo.FreshDatabaseNeeded as e:
                 print(e, file=sys.stderr, flush=True)
                 return 2

@@ -17,9 +17,9 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal_orch.api import app
-from baremetal_orch.common import rpc
-from baremetal_orch.common import service
 from baremetal_orch.common import wsgi_server
+from baremetal_orch.notifications import notifier
+from baremetal_orch import service
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -28,7 +28,7 @@ LOG = log.getLogger(__name__)
 def main(argv=None):
     service.prepare_service(argv, binary='baremetal-orch-api')
     # The notification sender is up before the first notification.
-    rpc.start_notifications()
+    notifier.start()
     server = wsgi_server.Server.from_config(app.setup_app(), CONF)
     LOG.info('API listening on %s:%s', CONF.api.host_ip, server.port)
     server.serve_forever()

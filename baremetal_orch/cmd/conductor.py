@@ -19,8 +19,10 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal_orch.common import rpc
-from baremetal_orch.common import service
 from baremetal_orch.conductor import manager as manager_mod
+from baremetal_orch.notifications import notifier
+from baremetal_orch.objects import base as objects_base
+from baremetal_orch import service
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -32,10 +34,11 @@ def main(argv=None):
         sys.exit('baremetal-orch-conductor needs [DEFAULT]rpc_transport = '
                  'oslo; use baremetal-orch for the all-in-one service.')
     # The notification sender is up before the first notification.
-    rpc.start_notifications(conductor=True)
+    notifier.start(conductor=True)
     manager = manager_mod.ConductorManager(CONF.host)
     manager.prepare_host()
-    server = rpc.get_server(CONF.host, [manager])
+    server = rpc.get_server(CONF.host, [manager],
+                            objects_base.BaremetalOrchObjectSerializer())
     server.start()
     # Registered (alive for the others) only once the server listens.
     manager.init_host()
@@ -48,6 +51,7 @@ def main(argv=None):
     server.wait()
     manager.del_host()
     rpc.cleanup()
+    notifier.cleanup()
 
 
 if __name__ == '__main__':

@@ -31,7 +31,7 @@ from oslo_config import cfg
 from oslo_log import log
 import oslo_messaging as messaging
 
-from baremetal_orch.common import service
+from baremetal_orch import service
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

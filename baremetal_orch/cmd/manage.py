@@ -37,11 +37,11 @@ import prettytable
 
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
-from baremetal_orch.common import service
 from baremetal_orch.conductor import node_move
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
 from baremetal_orch.deployment import strategy as strategy_mod
+from baremetal_orch import service
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

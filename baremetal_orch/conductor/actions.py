@@ -23,7 +23,6 @@ from taskflow import engines
 from taskflow.persistence import models as tf_models
 
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify
 from baremetal_orch.conductor import deployments
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.conductor import rpcapi as rpcapi_mod
@@ -34,6 +33,7 @@ from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.flows import persistence
 from baremetal_orch.flows import runtime as runtime_mod
 from baremetal_orch.flows import site_deploy
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
 

@@ -32,8 +32,8 @@ from oslo_utils import netutils
 from oslo_utils import uuidutils
 
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.notifications import notify
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

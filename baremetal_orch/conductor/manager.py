@@ -18,7 +18,6 @@ import oslo_messaging as messaging
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify
 from baremetal_orch.common import states
 from baremetal_orch.conductor import actions
 from baremetal_orch.conductor import periodics
@@ -29,6 +28,7 @@ from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import sync as ironic_sync
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import node as node_obj
 from baremetal_orch.objects import service as service_obj
 

@@ -19,8 +19,8 @@ from oslo_log import log
 from oslo_utils import excutils
 
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify
 from baremetal_orch.common import states
+from baremetal_orch.notifications import notify
 
 LOG = log.getLogger(__name__)
 

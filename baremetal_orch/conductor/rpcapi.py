@@ -25,6 +25,7 @@ from tooz import hashring
 from baremetal_orch.common import exception
 from baremetal_orch.common import rpc
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import base as objects_base
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -89,7 +90,8 @@ class ConductorAPI:
     def __init__(self):
         self._client = None
         if CONF.rpc_transport != 'none':
-            self._client = rpc.get_client()
+            self._client = rpc.get_client(
+                objects_base.BaremetalOrchObjectSerializer())
 
     def _local(self):
         manager = get_local_manager()

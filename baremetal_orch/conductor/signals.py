@@ -46,8 +46,8 @@ import dataclasses
 import json
 
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.notifications import notify
 
 IN_PROGRESS = 'IN_PROGRESS'
 COMPLETE = 'COMPLETE'

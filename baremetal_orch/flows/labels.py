@@ -29,11 +29,11 @@ from taskflow.patterns import unordered_flow
 from taskflow.persistence import models as tf_models
 from taskflow import task
 
-from baremetal_orch.common import notify
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.drivers import labels as label_drivers
 from baremetal_orch.flows import persistence
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
 from baremetal_orch.objects import node as node_obj

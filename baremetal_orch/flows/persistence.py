@@ -20,11 +20,11 @@ import contextlib
 
 from taskflow.persistence.backends import impl_sqlalchemy
 
-from baremetal_orch.db.sqlalchemy import api as sqla_api
+from baremetal_orch.db import api as dbapi
 
 
 def get_backend(engine=None):
-    engine = engine or sqla_api.get_engine()
+    engine = engine or dbapi.get_engine()
     return impl_sqlalchemy.SQLAlchemyBackend(
         {'connection': engine.url.render_as_string(hide_password=False)},
         engine=engine)

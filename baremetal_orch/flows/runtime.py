@@ -24,8 +24,8 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
 
-from baremetal_orch.common import notify
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF

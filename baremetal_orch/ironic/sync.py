@@ -61,21 +61,15 @@ from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
-import sqlalchemy as sa
 
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
 from baremetal_orch.db import api as dbapi
-from baremetal_orch.db.sqlalchemy import api as sqla_api
-from baremetal_orch.db.sqlalchemy import models
 from baremetal_orch.ironic import client as ironic_client
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-DRIVER = 'ironic'
-#: Rows per IN (...) list of one query.
-CHUNK = 500
 #: The Ironic fields a sync reads (``shard`` needs microversion 1.82).
 FIELDS = ('uuid', 'name', 'provision_state', 'target_provision_state',
           'power_state', 'maintenance', 'maintenance_reason',
@@ -116,17 +110,10 @@ STATE_MAP = {
     'service failed': states.ACTIVE,
 }
 
-#: The columns a sync writes, besides ``conductor`` and ``updated_at``.
-SYNCED = ('name', 'provision_state', 'target_provision_state',
-          'power_state', 'maintenance', 'maintenance_reason', 'shard',
-          'conductor_group', 'last_error')
-
 #: The keys of the summary :func:`sync` returns.
 SUMMARY_KEYS = ('listed', 'created', 'updated', 'adopted', 'unchanged',
                 'skipped_foreign', 'skipped_locked', 'skipped_changed',
                 'skipped_ring', 'deleted', 'kept_moved', 'failed')
-
-_COLUMNS = ('id', 'uuid', 'ironic_uuid', 'conductor', 'reservation') + SYNCED
 
 
 def enabled(conf=CONF):
@@ -147,56 +134,6 @@ def map_state(ironic_state, default=None):
 
 def _version(text):
     return tuple(int(part) for part in text.split('.'))
-
-
-def _chunks(items, size=CHUNK):
-    items = list(items)
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
-
-
-def _select_records(session, *criteria):
-    node = models.Node
-    columns = [getattr(node, c) for c in _COLUMNS]
-    stmt = sa.select(*columns).where(node.driver == DRIVER,
-                                     node.ironic_uuid.isnot(None), *criteria)
-    return [dict(row._mapping) for row in session.execute(stmt)]
-
-
-def _records_in_scope(host, shard, group):
-    """The records this sync may touch, read before Ironic is listed."""
-    node = models.Node
-    scope = []
-    if shard:
-        scope.append(node.shard == shard)
-    if group:
-        scope.append(sa.func.lower(node.conductor_group) == group)
-    criteria = [sa.or_(node.conductor == host, sa.and_(*scope))] if scope \
-        else []
-    with sqla_api.reader() as session:
-        return _select_records(session, *criteria)
-
-
-def _records_by_ironic_uuid(uuids):
-    found = []
-    with sqla_api.reader() as session:
-        for chunk in _chunks(uuids):
-            found.extend(_select_records(
-                session, models.Node.ironic_uuid.in_(chunk)))
-    return found
-
-
-def _taken(column, values):
-    """{value: node id} of the nodes whose ``column`` is in ``values``."""
-    node = models.Node
-    taken = {}
-    with sqla_api.reader() as session:
-        for chunk in _chunks(values):
-            for value, node_id in session.execute(
-                    sa.select(getattr(node, column), node.id)
-                    .where(getattr(node, column).in_(chunk))):
-                taken[value] = node_id
-    return taken
 
 
 class _Sync:
@@ -229,8 +166,8 @@ class _Sync:
         return ironic_client.PeerRing((peers & alive) | {self.host})
 
     def run(self):
-        records = _records_in_scope(self.host, self.client.shard_key,
-                                    self.client.conductor_group)
+        records = dbapi.ironic_records_in_scope(
+            self.host, self.client.shard_key, self.client.conductor_group)
         inodes = self.client.list_nodes(fields=self._fields())
         self.counts['listed'] = len(inodes)
         services = dbapi.list_services()
@@ -242,7 +179,7 @@ class _Sync:
         listed = {n['uuid'] for n in inodes}
         unread = listed.difference(by_uuid)
         if unread:
-            for record in _records_by_ironic_uuid(unread):
+            for record in dbapi.ironic_records_by_uuid(unread):
                 by_uuid.setdefault(record['ironic_uuid'], []).append(record)
         for inode in inodes:
             self._classify(inode, by_uuid.get(inode['uuid'], []))
@@ -292,7 +229,8 @@ class _Sync:
             self.counts['skipped_locked'] += 1
             return
         values = self._values(inode, record)
-        if owner == 'own' and all(values[k] == record[k] for k in SYNCED):
+        if owner == 'own' and all(values[k] == record[k]
+                                  for k in dbapi.IRONIC_SYNCED_COLUMNS):
             self.counts['unchanged'] += 1
             return
         self.updates.append((record, values, owner == 'free'))
@@ -336,7 +274,7 @@ class _Sync:
     def _new_values(self, inode):
         values = self._values(inode)
         values.update(uuid=inode['uuid'], ironic_uuid=inode['uuid'],
-                      driver=DRIVER, conductor=self.host,
+                      driver=dbapi.IRONIC_DRIVER, conductor=self.host,
                       console_enabled=False, driver_info={},
                       instance_info={}, extra={})
         return values
@@ -345,8 +283,9 @@ class _Sync:
         """Keep names unique: a name another record holds is not taken."""
         wanted = {v['name'] for v in self.inserts}
         wanted.update(v['name'] for _r, v, _a in self.updates)
-        holders = _taken('name', wanted)
-        uuids = _taken('uuid', [v['uuid'] for v in self.inserts])
+        holders = dbapi.node_ids_by('name', wanted)
+        uuids = dbapi.node_ids_by(
+            'uuid', [v['uuid'] for v in self.inserts])
         for values in self.inserts:
             if values['uuid'] in uuids:
                 # Our uuid space is taken by another record: let the
@@ -379,10 +318,8 @@ class _Sync:
         self._update([u for u in self.updates if u[2]], now, 'adopted')
 
     def _insert(self, rows):
-        table = models.Node.__table__
         try:
-            with sqla_api.writer() as session:
-                session.execute(sa.insert(table), rows)
+            dbapi.insert_ironic_records(rows)
             self.counts['created'] += len(rows)
             return
         except db_exc.DBDuplicateEntry:
@@ -396,41 +333,13 @@ class _Sync:
         for row in rows:
             self._insert([row])
 
-    def _update_statement(self):
-        node = models.Node.__table__
-        values = {c: sa.bindparam('v_' + c) for c in SYNCED}
-        values.update(conductor=sa.bindparam('v_conductor'),
-                      updated_at=sa.bindparam('v_updated_at'))
-        return (sa.update(node)
-                .where(node.c.id == sa.bindparam('w_id'),
-                       node.c.reservation.is_(None),
-                       sa.func.coalesce(node.c.conductor, '') ==
-                       sa.bindparam('w_conductor'),
-                       node.c.provision_state == sa.bindparam('w_state'),
-                       node.c.maintenance == sa.bindparam('w_maintenance'))
-                .values(**values))
-
-    def _update_params(self, record, values, now):
-        params = {'v_' + k: v for k, v in values.items()}
-        params.update(v_conductor=self.host, v_updated_at=now,
-                      w_id=record['id'],
-                      w_conductor=record['conductor'] or '',
-                      w_state=record['provision_state'],
-                      w_maintenance=record['maintenance'])
-        return params
-
     def _update(self, updates, now, key):
         """Apply updates in one executemany; count them under ``key``."""
         if not updates:
             return
-        stmt = self._update_statement()
-        params = [self._update_params(r, v, now) for r, v, _a in updates]
         try:
-            with sqla_api.writer() as session:
-                result = session.execute(stmt, params)
-                changed = (result.rowcount
-                           if result.supports_sane_multi_rowcount()
-                           else len(params))
+            changed = dbapi.update_ironic_records(
+                [(r, v) for r, v, _a in updates], self.host, now)
         except db_exc.DBDuplicateEntry:
             if len(updates) == 1:
                 LOG.warning('Could not update the record of Ironic node %s: '
@@ -450,7 +359,7 @@ class _Sync:
                           'owner': record['conductor']})
         self.counts[key] += changed
         # Rows the CAS refused changed meanwhile: the next sync sees them.
-        self.counts['skipped_changed'] += len(params) - changed
+        self.counts['skipped_changed'] += len(updates) - changed
 
     # --- deleting -----------------------------------------------------------
 

@@ -20,7 +20,3 @@ def register_all():
     __import__('baremetal_orch.objects.node')
     __import__('baremetal_orch.objects.port')
     __import__('baremetal_orch.objects.service')
-    __import__('baremetal_orch.objects.notification')
-    __import__('baremetal_orch.objects.node_payloads')
-    __import__('baremetal_orch.objects.inventory_payloads')
-    __import__('baremetal_orch.objects.action_payloads')

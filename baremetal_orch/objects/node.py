@@ -68,11 +68,6 @@ class Node(base.BaremetalOrchObject):
         return cls._from_db_object(context, cls(), dbapi.get_node(ident))
 
     @classmethod
-    def get_by_id(cls, context, node_id):
-        return cls._from_db_object(context, cls(),
-                                   dbapi.get_node_by_id(node_id))
-
-    @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,
              sort_key=None, sort_dir=None):
         return cls._from_db_object_list(context, dbapi.list_nodes(

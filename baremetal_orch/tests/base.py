@@ -43,9 +43,11 @@ class DbTestCase(TestCase):
 
         from baremetal_orch.db import migration
         from baremetal_orch.db.sqlalchemy import api as sqla_api
+        from baremetal_orch import notifications
         from baremetal_orch import objects
 
         objects.register_all()
+        notifications.register_all()
         tmp = self.useFixture(fixtures.TempDir()).path
         self.config(group='database',
                     connection='sqlite:///%s' % os.path.join(tmp, 'db.sqlite'))

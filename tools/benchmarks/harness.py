@@ -22,14 +22,14 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from baremetal_orch.common import context as orch_context
-from baremetal_orch.common import rpc
-from baremetal_orch.common import service
 from baremetal_orch.conductor import manager as manager_mod
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import migration
 from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.db.sqlalchemy import models
+from baremetal_orch.notifications import notifier
 from baremetal_orch.objects import action as action_obj
+from baremetal_orch import service
 
 CONF = cfg.CONF
 
@@ -54,7 +54,7 @@ class Service:
         sqla_api.reset_engine()
         migration.upgrade()
         # As the all-in-one does (when notifications are on).
-        rpc.start_notifications(conductor=True)
+        notifier.start(conductor=True)
         self.manager = manager_mod.ConductorManager('bench')
         self.manager.init_host()
         rpcapi.set_local_manager(self.manager)

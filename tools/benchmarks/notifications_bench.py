@@ -23,7 +23,7 @@ import json
 import sys
 import time
 
-from baremetal_orch.common import rpc
+from baremetal_orch.notifications import notifier
 from tools.benchmarks import harness
 
 GROUPS = 5
@@ -70,7 +70,7 @@ def run(size, on):
         action, seconds = svc.run_action('p5')
         assert action.result == 'success', action.report
         started = time.monotonic()
-        if not rpc.flush_notifications(600):
+        if not notifier.flush(600):
             raise RuntimeError('notifications still queued after 600 s')
         flush = time.monotonic() - started
         seconds += flush

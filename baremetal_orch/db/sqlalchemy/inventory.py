@@ -62,14 +62,6 @@ def get_node(ident):
         return _get_node(session, ident)
 
 
-def get_node_by_id(node_id):
-    with api.reader() as session:
-        node = _node_query(session).filter_by(id=node_id).one_or_none()
-        if node is None:
-            raise exception.NodeNotFound(node=node_id)
-        return node
-
-
 def get_nodes_by_names(names):
     with api.reader() as session:
         return _node_query(session).filter(
@@ -405,15 +397,6 @@ def _get_chassis(session, uuid, lock=False):
 def get_chassis(uuid):
     with api.reader() as session:
         return _get_chassis(session, uuid)
-
-
-def get_chassis_by_id(chassis_id):
-    with api.reader() as session:
-        chassis = session.query(models.Chassis).filter_by(
-            id=chassis_id).one_or_none()
-        if chassis is None:
-            raise exception.ChassisNotFound(chassis=chassis_id)
-        return chassis
 
 
 def create_chassis(values):

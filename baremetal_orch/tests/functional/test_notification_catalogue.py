@@ -53,8 +53,9 @@ import time
 
 import requests
 
+from baremetal_orch import notifications
+from baremetal_orch.notifications import base as notification
 from baremetal_orch import objects
-from baremetal_orch.objects import notification
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional import fixtures as func_fixtures
 from baremetal_orch.tests.functional.fixtures import broker
@@ -104,6 +105,7 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
     def setUp(self):
         super().setUp()
         objects.register_all()
+        notifications.register_all()
         self.catalogue = set(notification.all_event_types())
         db = self.useFixture(databases.Database('postgresql'))
         rabbit = self.useFixture(broker.RabbitMQ())

@@ -18,8 +18,8 @@ from pecan import rest
 from baremetal_orch.api.schemas import chassis as schema
 from baremetal_orch.api import utils
 from baremetal_orch.api import validation
-from baremetal_orch.common import notify
 from baremetal_orch.common import policy
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import chassis as chassis_obj
 
 FIELDS = ('uuid', 'description', 'extra', 'created_at', 'updated_at')

@@ -19,7 +19,6 @@ from baremetal_orch.api.schemas import nodes as schema
 from baremetal_orch.api import utils
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify
 from baremetal_orch.common import policy
 from baremetal_orch.common import states
 from baremetal_orch.conductor import rpcapi as rpcapi_mod
@@ -27,6 +26,7 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.deployment import selectors as selectors_mod
 from baremetal_orch.drivers import provisioning
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import base as objects_base
 from baremetal_orch.objects import chassis as chassis_obj
 from baremetal_orch.objects import node as node_obj

@@ -20,8 +20,8 @@ from baremetal_orch.api.schemas import ports as schema
 from baremetal_orch.api import utils
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify
 from baremetal_orch.common import policy
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import port as port_obj
 
 FIELDS = ('uuid', 'node_uuid', 'address', 'pxe_enabled',

@@ -17,8 +17,8 @@ import threading
 import fixtures
 from oslo_messaging.notify import _impl_test
 
-from baremetal_orch.common import rpc
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.notifications import notifier
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.objects import utils
 
@@ -63,7 +63,7 @@ class TestBackendErrors(base.ApiTestCase):
     def test_the_request_context_goes_with_them(self):
         self.post('/v1/nodes', {'name': 'n1', 'driver': 'fake'}, status=201,
                   headers={'X-Auth-Token': 's3cr3t-token'})
-        rpc.flush_notifications(10)
+        notifier.flush(10)
         contexts = [c for c, _m, _p, _r in _impl_test.NOTIFICATIONS]
         self.assertEqual(2, len(contexts))
         for ctxt in contexts:
@@ -114,4 +114,4 @@ class TestAnswerWithoutTheBus(base.ApiTestCase):
                           'baremetal.node.create.end'],
                          [m['event_type'] for _c, m, _p, _r
                           in _impl_test.NOTIFICATIONS])
-        self.assertTrue(rpc.flush_notifications(0))
+        self.assertTrue(notifier.flush(0))

@@ -25,6 +25,7 @@ import fixtures
 from baremetal_orch.common import limits
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import strategy
+from baremetal_orch.notifications import notifier
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.objects import utils
 
@@ -101,8 +102,7 @@ class TestNestedSecrets(HostileTestCase):
                               status=202).text)
         texts.append(self.delete('/v1/nodes/n1/maintenance',
                                  status=202).text)
-        from baremetal_orch.common import rpc
-        self.assertTrue(rpc.flush_notifications(30))
+        self.assertTrue(notifier.flush(30))
         self.assertTrue(self.bus.messages)
         texts.extend(json.dumps(m) for m in self.bus.messages)
         for text in texts:

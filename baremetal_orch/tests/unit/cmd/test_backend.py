@@ -106,7 +106,7 @@ class TestServerBackend(base.TestCase):
         # it (here with the stop marker already queued).
         entry = '\n'.join([
             'import multiprocessing, queue, threading',
-            'from baremetal_orch.common import notification_process as np',
+            'from baremetal_orch.notifications import sender_process as np',
             'items = queue.Queue()',
             'items.put(np._STOP)',
             'np._child_main({"DEFAULT": {"transport_url": "fake:/"}}, [],',

@@ -25,11 +25,11 @@ import fixtures
 from oslo_config import cfg
 
 from baremetal_orch.cmd import listener
-from baremetal_orch.common import notify
-from baremetal_orch.common import rpc
+from baremetal_orch.notifications import notifier
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.tests import base
-from baremetal_orch.tests.unit.objects import test_payloads
+from baremetal_orch.tests.unit.notifications import test_payloads
 from baremetal_orch.tests.unit.objects import utils
 
 CONF = cfg.CONF
@@ -89,7 +89,7 @@ class TestServe(base.TestCase):
         stop = threading.Event()
         thread = threading.Thread(
             target=listener.serve,
-            args=(rpc.get_notification_transport(),
+            args=(notifier.get_transport(),
                   CONF.versioned_notifications_topics, stop, stream),
             kwargs=kw, daemon=True)
         thread.start()

@@ -25,6 +25,7 @@ from baremetal_orch.common import exception
 from baremetal_orch.common import rpc
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import base as objects_base
 from baremetal_orch.objects import node as node_obj
 from baremetal_orch.tests import base
 
@@ -157,7 +158,9 @@ class TestOsloCalls(base.DbTestCase):
         with mock.patch.object(rpc, 'get_client', autospec=True,
                                return_value=self.client) as get_client:
             self.api = rpcapi.ConductorAPI()
-        get_client.assert_called_once_with()
+        get_client.assert_called_once_with(mock.ANY)
+        self.assertIsInstance(get_client.call_args.args[0],
+                              objects_base.BaremetalOrchObjectSerializer)
 
     def test_call_goes_to_the_host(self):
         self.client.prepare.return_value.call.return_value = 'ok'

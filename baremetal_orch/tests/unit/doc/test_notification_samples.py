@@ -33,15 +33,15 @@ import re
 from oslo_utils import fixture as utils_fixture
 
 from baremetal_orch.common import context as orch_context
-from baremetal_orch.common import notify
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.deployment import labels as labels_mod
+from baremetal_orch.notifications import base as notification
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import base as obj_base
 from baremetal_orch.objects import chassis as chassis_obj
 from baremetal_orch.objects import deployment as deployment_obj
 from baremetal_orch.objects import node as node_obj
-from baremetal_orch.objects import notification
 from baremetal_orch.objects import port as port_obj
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.objects import utils

@@ -485,7 +485,7 @@ class TestRefusedInsert(SyncTestCase):
                   for i in range(3)]
         # Another writer took the uuid of the second node after the sync
         # checked: that row fails alone.
-        real = sync._taken
+        real = dbapi.node_ids_by
 
         def taken(column, values):
             found = real(column, values)
@@ -495,8 +495,7 @@ class TestRefusedInsert(SyncTestCase):
                                    'provision_state': 'enroll'})
             return found
 
-        self.useFixture(fixtures.MockPatch(
-            'baremetal_orch.ironic.sync._taken', taken))
+        self.useFixture(fixtures.MockPatchObject(dbapi, 'node_ids_by', taken))
         counts = self.sync()
         self.assertCounts({'listed': 3, 'created': 2, 'failed': 1}, counts)
         self.assertRaises(exception.NodeNotFound, dbapi.get_node, 'n1')

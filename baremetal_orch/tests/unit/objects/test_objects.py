@@ -20,7 +20,8 @@ and that of a payload the fields it masks.
 from oslo_versionedobjects import fields as ovo_fields
 from oslo_versionedobjects import fixture
 
-from baremetal_orch.common import notify  # noqa: F401  (payloads)
+from baremetal_orch import notifications
+from baremetal_orch.notifications import notify  # noqa: F401  (payloads)
 from baremetal_orch import objects
 from baremetal_orch.objects import base as obj_base
 from baremetal_orch.tests import base
@@ -60,6 +61,7 @@ EXPECTED = {
 
 def _our_classes():
     objects.register_all()
+    notifications.register_all()
     return {name: classes for name, classes
             in obj_base.BaremetalOrchObjectRegistry.obj_classes().items()
             if classes[0].OBJ_PROJECT_NAMESPACE == 'baremetal_orch'}

@@ -16,10 +16,10 @@ from oslo_config import cfg
 from oslo_messaging import conffixture
 from oslo_messaging.notify import _impl_test
 
-from baremetal_orch.common import notify
-from baremetal_orch.common import rpc
 from baremetal_orch.db import migration
 from baremetal_orch.db.sqlalchemy import api as sqla_api
+from baremetal_orch.notifications import notifier
+from baremetal_orch.notifications import notify
 
 CONF = cfg.CONF
 
@@ -51,8 +51,8 @@ class NotificationsFixture(fixtures.Fixture):
         self.addCleanup(CONF.clear_override, 'driver',
                         group='oslo_messaging_notifications')
         self.addCleanup(CONF.clear_override, 'notification_level')
-        rpc.cleanup()
-        self.addCleanup(rpc.cleanup)
+        notifier.cleanup()
+        self.addCleanup(notifier.cleanup)
         _impl_test.reset()
         self.addCleanup(_impl_test.reset)
         self.addCleanup(notify.set_publisher, None, None)
@@ -65,7 +65,7 @@ class NotificationsFixture(fixtures.Fixture):
         ``payload``.
         """
         # They are sent by the process's sender thread.
-        rpc.flush_notifications(10)
+        notifier.flush(10)
         return [message for _ctxt, message, _priority, _retry
                 in _impl_test.NOTIFICATIONS]
 

@@ -18,9 +18,9 @@ a node sends about its deployment (seed 002).
 
 from oslo_versionedobjects import fields as ovo_fields
 
+from baremetal_orch.notifications import base as notification
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields
-from baremetal_orch.objects import notification
 
 _START_END_ERROR = ('start', 'end', 'error')
 

@@ -19,9 +19,9 @@ in ``driver_info`` and ``instance_info`` are masked.
 
 from oslo_versionedobjects import fields as ovo_fields
 
+from baremetal_orch.notifications import base as notification
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields
-from baremetal_orch.objects import notification
 
 _CRUD = ('create', 'update', 'delete')
 _START_END_ERROR = ('start', 'end', 'error')

@@ -15,11 +15,11 @@ from unittest import mock
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
-from baremetal_orch.common import notify  # noqa: F401  (registers payloads)
-from baremetal_orch.common import rpc
+from baremetal_orch.notifications import base as notification
+from baremetal_orch.notifications import notifier
+from baremetal_orch.notifications import notify  # noqa: F401  (payloads)
 from baremetal_orch.objects import base as obj_base
 from baremetal_orch.objects import fields
-from baremetal_orch.objects import notification
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.objects import utils
 
@@ -222,7 +222,7 @@ class TestEmit(base.TestCase):
 
     def test_unset_level_sends_nothing(self):
         self.config(notification_level=None)
-        with mock.patch.object(rpc, 'get_versioned_notifier',
+        with mock.patch.object(notifier, 'get_versioned_notifier',
                                autospec=True) as get:
             self.assertFalse(_notification('error').emit(self.context))
         get.assert_not_called()
@@ -236,15 +236,15 @@ class TestEmit(base.TestCase):
                          self.bus.event_types())
 
     def test_notifier_method_of_the_level(self):
-        notifier = mock.Mock()
-        with mock.patch.object(rpc, 'get_versioned_notifier', autospec=True,
-                               return_value=notifier) as get:
+        prepared = mock.Mock()
+        with mock.patch.object(notifier, 'get_versioned_notifier',
+                               autospec=True, return_value=prepared) as get:
             _notification('end', level='warning').emit(self.context)
         get.assert_called_once_with('baremetal-orch-api.h1')
-        notifier.warning.assert_called_once_with(
+        prepared.warning.assert_called_once_with(
             self.context, event_type='baremetal.thing.poke.end',
             payload=mock.ANY)
-        notifier.info.assert_not_called()
+        prepared.info.assert_not_called()
 
     def test_no_context_uses_an_admin_context(self):
         _notification('end').emit(None)

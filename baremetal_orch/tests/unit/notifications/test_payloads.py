@@ -15,14 +15,14 @@ import datetime
 import json
 
 from baremetal_orch.deployment import labels as labels_mod
+from baremetal_orch.notifications import action as action_payloads
+from baremetal_orch.notifications import inventory as inventory_payloads
+from baremetal_orch.notifications import node as node_payloads
 from baremetal_orch.objects import action as action_obj
-from baremetal_orch.objects import action_payloads
 from baremetal_orch.objects import base as obj_base
 from baremetal_orch.objects import chassis as chassis_obj
 from baremetal_orch.objects import deployment as deployment_obj
-from baremetal_orch.objects import inventory_payloads
 from baremetal_orch.objects import node as node_obj
-from baremetal_orch.objects import node_payloads
 from baremetal_orch.objects import port as port_obj
 from baremetal_orch.tests import base
 

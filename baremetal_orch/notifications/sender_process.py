@@ -19,7 +19,7 @@ notification (an already serialized context and payload) to one child
 process of its own, which runs the oslo.messaging notifier with the
 service's messaging options and sends them in the order they came.
 
-The same interface as :class:`notification_sender.NotificationSender`:
+The same interface as :class:`.sender.NotificationSender`:
 ``prepare(publisher_id).<priority>(ctxt, event_type, payload)``,
 ``flush(timeout)``, ``stop(timeout)``; bounded by
 ``[DEFAULT]notification_queue_size``, dropping (and logging) the newest when
@@ -34,7 +34,7 @@ import time
 
 from oslo_log import log
 
-from baremetal_orch.common import notification_sender
+from baremetal_orch.notifications import sender as sender_mod
 
 LOG = log.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def _child_main(options, topics, items, sent, ready):
     import oslo_messaging as messaging
 
     from baremetal_orch.common import context as orch_context
-    from baremetal_orch.common import rpc
+    from baremetal_orch.notifications import serializer
 
     conf = make_conf(options)
     # Logging as the service's: with [oslo_messaging_notifications]driver
@@ -78,7 +78,8 @@ def _child_main(options, topics, items, sent, ready):
     log.setup(conf, 'baremetal-orch')
     transport = messaging.get_notification_transport(conf)
     notifier = messaging.Notifier(
-        transport, serializer=rpc.NotificationSerializer(), topics=topics)
+        transport, serializer=serializer.NotificationSerializer(),
+        topics=topics)
     ready.set()
     parent = os.getppid()
     try:
@@ -136,7 +137,7 @@ class ProcessNotificationSender:
         self.dropped = 0
 
     def prepare(self, publisher_id):
-        return notification_sender.PreparedSender(self, publisher_id)
+        return sender_mod.PreparedSender(self, publisher_id)
 
     def _running(self):
         return (self._pid == os.getpid() and self._child is not None and
@@ -186,8 +187,8 @@ class ProcessNotificationSender:
                 self._queued += 1
         except queue.Full:
             self.dropped += 1
-            notification_sender.log_dropped(event_type, self._max_size,
-                                            self.dropped)
+            sender_mod.log_dropped(event_type, self._max_size,
+                                   self.dropped)
         except Exception:
             LOG.exception('Could not hand the notification %s to the '
                           'sender process', event_type)

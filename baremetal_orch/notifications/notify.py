@@ -9,10 +9,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Where the service emits its versioned notifications (seed 004).
+"""Where the service emits its versioned notifications.
 
 Call sites in the API and the conductor call these functions; they build
-the payloads of baremetal_orch.objects.*_payloads and send them. They
+the payloads of this package (:mod:`.node`, :mod:`.inventory`,
+:mod:`.action`) and send them. They
 never raise: a notification that cannot be sent is logged. When
 ``[DEFAULT]notification_level`` filters a notification out, no payload is
 built at all.
@@ -28,10 +29,10 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import excutils
 
-from baremetal_orch.objects import action_payloads
-from baremetal_orch.objects import inventory_payloads
-from baremetal_orch.objects import node_payloads
-from baremetal_orch.objects import notification
+from baremetal_orch.notifications import action as action_payloads
+from baremetal_orch.notifications import base as notification
+from baremetal_orch.notifications import inventory as inventory_payloads
+from baremetal_orch.notifications import node as node_payloads
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

@@ -18,7 +18,7 @@ import time
 
 import fixtures
 
-from baremetal_orch.common import notification_process
+from baremetal_orch.notifications import sender_process as notification_process
 from baremetal_orch.tests import base
 
 
@@ -128,19 +128,19 @@ class TestProcessSender(base.TestCase):
 
 
 class TestChoice(base.TestCase):
-    """Which sender rpc.get_versioned_notifier() builds."""
+    """Which sender notifier.get_versioned_notifier() builds."""
 
     def setUp(self):
         super().setUp()
         from oslo_messaging import conffixture
 
-        from baremetal_orch.common import rpc
-        self.rpc = rpc
+        from baremetal_orch.notifications import notifier
+        self.rpc = notifier
         messaging = self.useFixture(conffixture.ConfFixture(base.CONF))
         messaging.transport_url = 'fake:/'
         self.config(notification_level='info')
-        rpc.cleanup()
-        self.addCleanup(rpc.cleanup)
+        notifier.cleanup()
+        self.addCleanup(notifier.cleanup)
 
     def sender(self):
         return self.rpc.get_versioned_notifier('p')._sender
@@ -151,7 +151,7 @@ class TestChoice(base.TestCase):
         return self.sender()
 
     def test_auto(self):
-        from baremetal_orch.common import notification_sender
+        from baremetal_orch.notifications import sender as notification_sender
         self.assertIsInstance(self.sender(),
                               notification_sender.NotificationSender)
         self.rpc.cleanup()
@@ -183,7 +183,7 @@ class TestChoice(base.TestCase):
                              conf.oslo_messaging_rabbit[name])
 
     def test_thread_when_asked_or_unqueued(self):
-        from baremetal_orch.common import notification_sender
+        from baremetal_orch.notifications import sender as notification_sender
         for sender, size in (('thread', 10), ('process', 0)):
             self.rpc.cleanup()
             self.config(notification_sender=sender,

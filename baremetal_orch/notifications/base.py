@@ -30,7 +30,7 @@ from oslo_versionedobjects import fields as ovo_fields
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
-from baremetal_orch.common import rpc
+from baremetal_orch.notifications import notifier
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields
 
@@ -238,12 +238,13 @@ class NotificationBase(NotificationObject):
         name = self._check()
         if not should_send(self.level):
             return False
-        notifier = rpc.get_versioned_notifier(self.publisher.publisher_id)
-        if notifier is None:
+        prepared = notifier.get_versioned_notifier(
+            self.publisher.publisher_id)
+        if prepared is None:
             return False
         if context is None:
             context = orch_context.get_admin_context()
-        send = getattr(notifier, self.level)
+        send = getattr(prepared, self.level)
         send(context, event_type=name,
              payload=_snapshot(self.payload.obj_to_primitive()))
         return True

@@ -16,8 +16,9 @@ import sys
 from oslo_config import cfg
 from oslo_log import log
 
-from baremetal_orch.common import notify
 from baremetal_orch import conf  # noqa: F401  (registers the options)
+from baremetal_orch import notifications
+from baremetal_orch.notifications import notify
 from baremetal_orch import objects
 from baremetal_orch import version
 
@@ -36,7 +37,6 @@ def prepare_service(argv=None, binary='baremetal-orch', default_config=None):
          default_config_files=default_config)
     log.setup(CONF, 'baremetal-orch')
     objects.register_all()
-    set_publisher = getattr(notify, 'set_publisher', None)
-    if set_publisher is not None:
-        set_publisher(binary, CONF.host)
+    notifications.register_all()
+    notify.set_publisher(binary, CONF.host)
     LOG.debug('Configuration of %s:', binary)

@@ -15,7 +15,7 @@ import threading
 
 import fixtures
 
-from baremetal_orch.common import notification_sender
+from baremetal_orch.notifications import sender as notification_sender
 from baremetal_orch.tests import base
 
 

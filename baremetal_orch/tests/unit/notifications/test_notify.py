@@ -9,23 +9,23 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Tests of baremetal_orch.common.notify: what each call site emits."""
+"""Tests of baremetal_orch.notifications.notify: what each call site emits."""
 
 import json
 from unittest import mock
 
 from baremetal_orch.common import context as orch_context
-from baremetal_orch.common import notify
-from baremetal_orch.common import rpc
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import labels as labels_mod
+from baremetal_orch.notifications import node as node_payloads
+from baremetal_orch.notifications import notifier
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import chassis as chassis_obj
 from baremetal_orch.objects import deployment as deployment_obj
-from baremetal_orch.objects import node_payloads
 from baremetal_orch.objects import port as port_obj
 from baremetal_orch.tests import base
-from baremetal_orch.tests.unit.objects import test_payloads
+from baremetal_orch.tests.unit.notifications import test_payloads
 from baremetal_orch.tests.unit.objects import utils
 
 ACTION_UUID = test_payloads.ACTION_UUID
@@ -294,14 +294,14 @@ class TestNeverRaises(NotifyTestCase):
         ]
 
     def test_notifier_that_raises_is_logged(self):
-        notifier = mock.Mock()
-        notifier.info.side_effect = OSError('broker gone')
-        with mock.patch.object(rpc, 'get_versioned_notifier', autospec=True,
-                               return_value=notifier), \
+        prepared = mock.Mock()
+        prepared.info.side_effect = OSError('broker gone')
+        with mock.patch.object(notifier, 'get_versioned_notifier',
+                               autospec=True, return_value=prepared), \
                 mock.patch.object(notify, 'LOG', autospec=True) as log:
             for call in self._calls():
                 self.assertIsNone(call())
-        self.assertEqual(len(self._calls()), notifier.info.call_count)
+        self.assertEqual(len(self._calls()), prepared.info.call_count)
         self.assertEqual(len(self._calls()), log.exception.call_count)
 
     def test_wrong_arguments_are_logged(self):

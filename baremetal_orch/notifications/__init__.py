@@ -1,0 +1,24 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Versioned notifications: the event catalogue and the notification base
+(:mod:`.base`), the payloads (:mod:`.node`, :mod:`.inventory`,
+:mod:`.action`), what the service calls to emit them (:mod:`.notify`), and
+what sends them (:mod:`.notifier`, :mod:`.sender`, :mod:`.sender_process`).
+"""
+
+
+def register_all():
+    """Register the notification objects (they are versioned objects)."""
+    __import__('baremetal_orch.notifications.base')
+    __import__('baremetal_orch.notifications.node')
+    __import__('baremetal_orch.notifications.inventory')
+    __import__('baremetal_orch.notifications.action')
