@@ -25,6 +25,9 @@ from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 from oslo_utils import strutils
 import pecan
+import webob
+import webob.multidict
+import webob.request
 
 from baremetal_orch.api import errors
 from baremetal_orch.api import hooks
@@ -68,23 +71,51 @@ class HealthcheckRoute:
 
 
 class Request(pecan.Request):
-    """pecan's request, with a malformed body a 400 and not a 500.
+    """pecan's request, made to route on the method and path alone.
 
-    pecan reads a body before any controller: as JSON to look for
-    arguments, as a form to look for ``_method``. It makes a 400 of an
-    undecodable one only; these two raised out of it.
+    * Method override is off: pecan's RestController takes a ``_method``
+      query or form field as the method (``POST /v1/nodes/n1?_method=delete``
+      deleted the node). :attr:`params` is the query alone, without
+      ``_method``, and pecan never reads a form body.
+    * pecan parses a JSON body to look for arguments: the controllers parse
+      their bodies themselves (with limits), so :attr:`json_body` refuses
+      (pecan takes the ValueError as "no arguments in the body").
+    * Text that does not decode (a path of ``%ff``, a query or body in a
+      charset it is not in, a charset nobody knows) is the client's
+      mistake: a 400 that names it, without the traceback pecan logs.
     """
+
+    def __getattribute__(self, name):
+        try:
+            return webob.Request.__getattribute__(self, name)
+        except UnicodeDecodeError as e:
+            raise exception.InvalidParameterValue(
+                reason='The request (%s) is not valid in its character '
+                       'set: %s' % (_PARTS.get(name, name), e.reason))
+        except webob.request.DisconnectionError as e:
+            # The client ended its body before its Content-Length.
+            raise exception.InvalidParameterValue(
+                reason='The request body ended early: %s' % e)
+        except LookupError as e:
+            if type(e) is not LookupError:  # KeyError, IndexError
+                raise
+            raise exception.InvalidParameterValue(
+                reason='The request names an unknown character set: %s'
+                       % e)
 
     @property
     def json_body(self):
-        try:
-            return super().json_body
-        except RecursionError:
-            # pecan takes a ValueError as "no arguments in the body"; the
-            # controller's own parsing answers 400.
-            raise ValueError('JSON body nested too deeply')
+        raise ValueError('request bodies are parsed by the controllers')
 
     json = json_body
+
+    @property
+    def params(self):
+        query = self.GET
+        if '_method' not in query:
+            return query
+        return webob.multidict.MultiDict(
+            [(k, v) for k, v in query.items() if k != '_method'])
 
     @property
     def POST(self):
@@ -94,6 +125,27 @@ class Request(pecan.Request):
             # e.g. a multipart body without a boundary.
             raise exception.InvalidParameterValue(
                 reason='Malformed form body: %s' % e)
+
+
+_PARTS = {'path_info': 'path', 'path': 'path', 'GET': 'query',
+          'params': 'query', 'text': 'body', 'POST': 'body'}
+
+
+class Pecan(pecan.Pecan):
+    """pecan, with route arguments taken from the path alone.
+
+    pecan fills a controller's named arguments from the query (and the
+    body) too: ``DELETE /v1/chassis?uuid=X`` deleted chassis X, and
+    ``?node_ident=`` beside a path that names a node was a TypeError. Only
+    a controller's ``**params`` gets the query, minus its named arguments.
+    """
+
+    def get_args(self, state, all_params, remainder, argspec, im_self):
+        params = {}
+        if argspec[2]:
+            params = {k: v for k, v in state.request.params.mixed().items()
+                      if k not in argspec[0]}
+        return super().get_args(state, params, remainder, argspec, im_self)
 
 
 def masked_uri(environ):
@@ -150,13 +202,14 @@ class AccessLog:
 
 def _pecan_app():
     noauth = CONF.api.auth_strategy == 'noauth'
-    return pecan.make_app(
+    # (pecan.make_app would add pecan's internal redirects, not used.)
+    return Pecan(
         'baremetal_orch.api.controllers.root.RootController',
         hooks=[hooks.ErrorHook(), hooks.TextHook(), hooks.ContextHook(noauth),
                hooks.MicroversionHook(), hooks.RPCHook(),
                hooks.NotificationHook()],
-        debug=False, force_canonical=False, guess_content_type_from_ext=False,
-        logging=False, request_cls=Request)
+        force_canonical=False, guess_content_type_from_ext=False,
+        request_cls=Request)
 
 
 def setup_app():

@@ -23,12 +23,14 @@ import http.client
 import json
 import re
 
+from oslo_config import cfg
 from oslo_log import log
 import webob
 import webob.exc
 
 from baremetal_orch.common import exception
 
+CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
 
@@ -102,6 +104,10 @@ class ErrorDocumentMiddleware:
                 app_iter.close()
         code = state['code']
         detail = _detail(raw)
+        if code == 413:
+            # oslo.middleware's sizelimit: its text holds a literal "%s".
+            detail = exception.RequestTooLarge(
+                limit=CONF.api.max_request_body_size).message
         if detail is None:
             # Already an API-SIG document: as it is.
             start_response(state['status'], state['headers'])
@@ -129,8 +135,14 @@ def _detail(raw):
         return None
     if isinstance(doc, dict) and isinstance(doc.get('error'), dict):
         # keystonemiddleware: {"error": {"code", "title", "message"}}
-        return str(doc['error'].get('message') or
-                   doc['error'].get('title') or '')
+        doc = doc['error']
+    if isinstance(doc, dict):
+        # webob's JSON error pages {"code", "title", "message"}, pecan's
+        # {"code", "title", "description"}: their text, not their JSON.
+        for key in ('message', 'description', 'explanation', 'title'):
+            if isinstance(doc.get(key), str) and doc[key].strip():
+                return _strip_html(doc[key])
+        return ''
     return _strip_html(text)
 
 

@@ -11,7 +11,9 @@
 #    under the License.
 """Helpers shared by the API controllers."""
 
+import copy
 import datetime
+import json
 import urllib.parse
 
 import jsonpatch
@@ -22,6 +24,7 @@ import pecan
 
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
+from baremetal_orch.common import limits
 
 CONF = cfg.CONF
 
@@ -168,15 +171,40 @@ def _op_text(op):
     return repr({k: v for k, v in op.items() if k != 'value'})
 
 
+def _size(value, budget):
+    """How many values ``value`` holds (containers and scalars), counted
+    up to ``budget`` and a little past it at most."""
+    count, stack = 0, [value]
+    while stack and count <= budget:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
 def apply_patch(doc, patch, readonly=()):
     """Apply an RFC 6902 JSON patch to a resource document.
 
     Messages name the operation and its path, never a value: neither the
     one sent nor what the document holds there (driver_info's secrets).
+
+    The document is copied once and the operations applied to the copy,
+    in linear time. Limits (400, LimitExceeded): at most
+    ``limits.MAX_PATCH_OPERATIONS`` operations; ``copy`` operations may
+    not grow the document past ``limits.MAX_DOCUMENT_VALUES`` values
+    (forty copies of a document into itself are 2**40 of it); the result
+    nests no deeper than ``limits.MAX_DEPTH`` and its JSON is no larger
+    than ``[api]max_request_body_size`` (what one request could store).
     """
     if not isinstance(patch, list):
         raise exception.PatchError(reason='a JSON patch must be a list of '
                                           'operations')
+    if len(patch) > limits.MAX_PATCH_OPERATIONS:
+        raise limits.exceeded('operations in a JSON patch',
+                              limits.MAX_PATCH_OPERATIONS)
     for op in patch:
         if not isinstance(op, dict) or 'path' not in op or 'op' not in op:
             raise exception.PatchError(
@@ -194,9 +222,20 @@ def apply_patch(doc, patch, readonly=()):
             if top in readonly:
                 raise exception.PatchError(
                     reason='%s cannot be changed' % op[key])
+    budget = limits.MAX_DOCUMENT_VALUES
+    doc = copy.deepcopy(doc)
+    size = _size(doc, budget)
     for i, op in enumerate(patch):
         try:
-            doc = jsonpatch.apply_patch(doc, [op])
+            if op['op'] in ('add', 'replace'):
+                size += _size(op.get('value'), budget)
+            elif op['op'] == 'copy':
+                size += _size(jsonpatch.JsonPointer(
+                    str(op.get('from'))).resolve(doc, None), budget)
+            if size > budget:
+                raise limits.exceeded('values in the patched document',
+                                      budget, 'operation %d' % i)
+            jsonpatch.JsonPatch([op]).apply(doc, in_place=True)
         except jsonpatch.JsonPatchTestFailed:
             # Its message quotes values, or what jsonpointer's does.
             raise exception.PatchError(
@@ -209,6 +248,15 @@ def apply_patch(doc, patch, readonly=()):
             raise exception.PatchError(
                 reason='operation %d %s: the path does not exist in the '
                        'document' % (i, _op_text(op)))
+        except (TypeError, AttributeError):
+            raise exception.PatchError(
+                reason='operation %d %s: the path or value is not valid '
+                       'here' % (i, _op_text(op)))
+    validation.check_document(doc, 'patched', strings=False)
+    if len(json.dumps(doc, default=str)) > CONF.api.max_request_body_size:
+        raise limits.exceeded(
+            'bytes of JSON in the patched document '
+            '([api]max_request_body_size)', CONF.api.max_request_body_size)
     return doc
 
 

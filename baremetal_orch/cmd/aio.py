@@ -71,9 +71,7 @@ def main(argv=None):
     manager = manager_mod.ConductorManager(CONF.host)
     manager.init_host()
     rpcapi.set_local_manager(manager)
-    server = wsgi_server.Server(
-        app.setup_app(), CONF.api.host_ip, CONF.api.port,
-        CONF.api.api_workers)
+    server = wsgi_server.Server.from_config(app.setup_app(), CONF)
     endpoint = 'http://%s:%s' % (CONF.api.host_ip, server.port)
     LOG.info('baremetal-orch all-in-one serving %s (rpc_transport=%s, '
              'auth=%s)', endpoint, CONF.rpc_transport,

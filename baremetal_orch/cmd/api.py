@@ -29,9 +29,7 @@ def main(argv=None):
     service.prepare_service(argv, binary='baremetal-orch-api')
     # The notification sender is up before the first notification.
     notifier.start()
-    server = wsgi_server.Server(
-        app.setup_app(), CONF.api.host_ip, CONF.api.port,
-        CONF.api.api_workers)
+    server = wsgi_server.Server.from_config(app.setup_app(), CONF)
     LOG.info('API listening on %s:%s', CONF.api.host_ip, server.port)
     server.serve_forever()
 

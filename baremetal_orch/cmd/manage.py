@@ -34,8 +34,8 @@ import sys
 from oslo_config import cfg
 from oslo_log import log
 import prettytable
-import yaml
 
+from baremetal_orch.api import validation
 from baremetal_orch.common import exception
 from baremetal_orch.conductor import node_move
 from baremetal_orch.db import api as dbapi
@@ -147,16 +147,20 @@ def strategy_validate():
     path = CONF.command.strategy_file
     try:
         with open(path, 'rb') as f:
-            document = yaml.safe_load(f)
+            body = f.read()
     except OSError as e:
         _err('Cannot read %s: %s' % (path, e.strerror or e))
         return EXIT_ERROR
-    except yaml.YAMLError as e:
-        _err('%s is neither YAML nor JSON: %s' % (path, e))
+    try:
+        # The API's loader: the same limits (no aliases, bounded nesting).
+        document = validation.parse_yaml(body)
+    except exception.Invalid as e:
+        _err('%s is neither YAML nor JSON the service accepts: %s'
+             % (path, e.message))
         return EXIT_ERROR
     try:
         strategy = strategy_mod.parse(document)
-    except exception.InvalidStrategy as e:
+    except exception.Invalid as e:
         _err('%s: %s' % (path, e.message))
         return EXIT_ERROR
     _out('Deployment strategy %s is valid. Groups in dependency order:'

@@ -70,6 +70,18 @@ class SchemaValidationError(Invalid):
     _msg_fmt = 'Invalid %(what)s at %(path)s: %(reason)s'
 
 
+class LimitExceeded(Invalid):
+    """A request past one of the limits of baremetal_orch.common.limits."""
+    code = 'baremetal_orch.limit_exceeded'
+    _msg_fmt = '%(path)s: more than %(limit)s %(what)s (the limit)'
+
+
+class InvalidName(Invalid):
+    code = 'baremetal_orch.invalid_name'
+    _msg_fmt = ('Invalid %(what)s %(name)r: a name is 1 to %(max)s letters, '
+                'digits or "._~-", starting with a letter or a digit')
+
+
 class PatchError(Invalid):
     code = 'baremetal_orch.invalid_patch'
     _msg_fmt = "Couldn't apply patch: %(reason)s"
@@ -136,7 +148,8 @@ class UnsupportedMediaType(BaremetalOrchException):
 class RequestTooLarge(BaremetalOrchException):
     status = http_client.REQUEST_ENTITY_TOO_LARGE
     code = 'baremetal_orch.request_too_large'
-    _msg_fmt = 'Request body is larger than %(limit)s bytes'
+    _msg_fmt = ('The request body is larger than %(limit)s bytes '
+                '([api]max_request_body_size).')
 
 
 # 401/403 ------------------------------------------------------------------

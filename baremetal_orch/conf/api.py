@@ -36,7 +36,26 @@ opts = [
                       'goes after this long and the notifications follow '
                       'when it is back. 0 answers at once.'),
     cfg.IntOpt('api_workers', default=4, min=1,
-               help='Threads serving requests in the standalone API server.'),
+               help='Threads running requests in the API server of '
+                    'baremetal-orch-api and of the all-in-one.'),
+    cfg.IntOpt('max_queued_requests', default=128, min=1,
+               help='Requests that may wait for a free thread. Past '
+                    'api_workers running and this many waiting, a request '
+                    'is answered 503 (with Retry-After) at once, never with '
+                    'a reset connection.'),
+    cfg.IntOpt('backlog', default=4096, min=1,
+               help='The listen(2) backlog: connections the kernel holds '
+                    'before the server accepts them (the kernel caps it at '
+                    'net.core.somaxconn).'),
+    cfg.IntOpt('max_keepalive_connections', default=256, min=1,
+               help='Connections kept open between requests. Past it, an '
+                    'answer carries "Connection: close" and the client '
+                    'opens a new connection for its next request. Keep it '
+                    'below the open files limit of the process.'),
+    cfg.IntOpt('max_request_header_size', default=65536, min=1024,
+               help='Largest request line plus headers accepted, in bytes: '
+                    'past it the answer is 414 (request line) or 413 '
+                    '(headers).'),
 ]
 
 

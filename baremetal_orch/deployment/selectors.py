@@ -44,6 +44,7 @@ import dataclasses
 import re
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import limits
 
 CRITERIA = ('node_names', 'node_tags', 'node_labels', 'rack_names')
 
@@ -125,6 +126,74 @@ def parse_label(item, where=None):
     return pairs
 
 
+def _count(field, values):
+    if field != 'node_labels':
+        return len(values)
+    return sum(len(v) if isinstance(v, collections.abc.Mapping) else 1
+               for v in values)
+
+
+def check_limits(selectors, where='selectors'):
+    """LimitExceeded when a selector list is past the limits.
+
+    Selectors become one SQL statement: at most ``MAX_SELECTORS`` of them,
+    ``MAX_VALUES`` values per criterion, ``MAX_LABEL_PAIRS`` label pairs
+    per selector, ``MAX_SELECTOR_VALUES`` values and
+    ``MAX_SELECTOR_LABEL_PAIRS`` label pairs in all (see
+    :mod:`baremetal_orch.common.limits`). Counts only: what is not a list
+    or a map is left to the checks of types.
+
+    :returns: ``(values, label pairs)`` of the list.
+    """
+    if not _is_list(selectors):
+        return 0, 0
+    if len(selectors) > limits.MAX_SELECTORS:
+        raise limits.exceeded('selectors', limits.MAX_SELECTORS, where)
+    total = pairs = 0
+    for i, selector in enumerate(selectors):
+        values, labels = _check_selector(selector, '%s[%d]' % (where, i))
+        total += values
+        pairs += labels
+        if total > limits.MAX_SELECTOR_VALUES:
+            raise limits.exceeded('values in all selectors together',
+                                  limits.MAX_SELECTOR_VALUES, where)
+        if pairs > limits.MAX_SELECTOR_LABEL_PAIRS:
+            raise limits.exceeded('label pairs in all selectors together',
+                                  limits.MAX_SELECTOR_LABEL_PAIRS, where)
+    return total, pairs
+
+
+def _is_list(value):
+    return isinstance(value, collections.abc.Sequence) and not isinstance(
+        value, (str, bytes))
+
+
+def _check_selector(selector, where):
+    """``(values, label pairs)`` of one selector, within the limits."""
+    if isinstance(selector, Selector):
+        return (sum(len(getattr(selector, f)) for f in CRITERIA),
+                len(selector.node_labels))
+    if not isinstance(selector, collections.abc.Mapping):
+        return 0, 0
+    total = pairs = 0
+    for field in CRITERIA:
+        values = selector.get(field)
+        if not _is_list(values):
+            continue
+        count = _count(field, values)
+        path = '%s.%s' % (where, field)
+        if field == 'node_labels':
+            if count > limits.MAX_LABEL_PAIRS:
+                raise limits.exceeded('label pairs in one selector',
+                                      limits.MAX_LABEL_PAIRS, path)
+            pairs = count
+        if count > limits.MAX_VALUES:
+            raise limits.exceeded('values in one criterion',
+                                  limits.MAX_VALUES, path)
+        total += count
+    return total, pairs
+
+
 def _unique(values):
     return tuple(dict.fromkeys(values))
 
@@ -167,6 +236,7 @@ class Selector:
         """
         if isinstance(d, Selector):
             return d
+        _check_selector(d, where)
         if not isinstance(d, collections.abc.Mapping):
             raise exception.InvalidSelector(
                 reason='%s must be a map, got %r' % (where, d), path=where)
@@ -229,9 +299,11 @@ def node_fields(node):
             get('rack_name'))
 
 
-def coerce(selectors):
-    """A tuple of :class:`Selector` from Selector objects and/or dicts."""
-    return tuple(Selector.from_dict(s, where='selectors[%d]' % i)
+def coerce(selectors, where='selectors'):
+    """A tuple of :class:`Selector` from Selector objects and/or dicts,
+    within the limits (:func:`check_limits`)."""
+    check_limits(selectors, where)
+    return tuple(Selector.from_dict(s, where='%s[%d]' % (where, i))
                  for i, s in enumerate(selectors or ()))
 
 

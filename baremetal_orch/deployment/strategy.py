@@ -16,26 +16,36 @@
 immutable :class:`Strategy`, or raises the first problem found, in this
 order, with a message naming the offender:
 
-1. the document itself: nested no deeper than :data:`MAX_DEPTH`, then
-   checked against :data:`SCHEMA` in document order
+1. the document itself: nested no deeper than :data:`MAX_DEPTH`, within
+   the limits of :mod:`baremetal_orch.common.limits` (groups, selectors,
+   values, name lengths: LimitExceeded), then checked against
+   :data:`SCHEMA` in document order
    (StrategySchemaError; a percent out of 0-100 or a negative count is
    InvalidCriteria; a malformed label is InvalidSelector);
 2. duplicate group names (DuplicateGroupName);
 3. ``depends_on`` names that are no group (UnknownDependency);
 4. a group depending on itself (SelfDependency);
 5. dependency cycles (DependencyCycle, naming exactly the groups on the
-   cycles, not those hanging off them).
+   cycles, not those hanging off them);
+6. a strategy name that breaks the rule of resource names (InvalidName):
+   it is a path segment of ``/v1/deployment_strategies/{name}`` and the
+   ``deployment_strategy`` parameter of actions.
+
+Every step takes time linear in the size of the document.
 """
 
 import contextlib
 import copy
 import dataclasses
 import heapq
+import itertools
 
 import jsonschema
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import limits
 from baremetal_orch.deployment import criteria as criteria_mod
+from baremetal_orch.deployment import graph
 from baremetal_orch.deployment import selectors as selectors_mod
 
 DEFAULT_NAME = 'deployment-strategy'
@@ -77,7 +87,8 @@ SCHEMA = {
             'required': ['name', 'critical', 'depends_on', 'selectors'],
             'additionalProperties': False,
             'properties': {
-                'name': {'type': 'string', 'minLength': 1},
+                'name': {'type': 'string', 'minLength': 1,
+                         'maxLength': limits.GROUP_NAME_MAX_LENGTH},
                 'critical': {'type': 'boolean'},
                 'depends_on': _STRINGS,
                 'selectors': {'type': 'array',
@@ -122,7 +133,7 @@ _VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
 #: How deep a document may nest (a real one is about 8 levels deep). The
 #: schema check, messages and copies all recurse: a deeper document is
 #: refused before any of them runs into Python's recursion limit.
-MAX_DEPTH = 64
+MAX_DEPTH = limits.MAX_DEPTH
 _RANGE_CHECKS = ('minimum', 'maximum', 'exclusiveMinimum',
                  'exclusiveMaximum')
 
@@ -226,14 +237,17 @@ class Strategy:
         :returns: a tuple in document order.
         """
         self.group(name)
-        found = {name}
-        changed = True
-        while changed:
-            changed = False
-            for g in self.groups:
-                if g.name not in found and found.intersection(g.depends_on):
-                    found.add(g.name)
-                    changed = True
+        children = {g.name: [] for g in self.groups}
+        for g in self.groups:
+            for dep in g.depends_on:
+                children[dep].append(g.name)
+        found = set()
+        stack = [name]
+        while stack:
+            for child in children[stack.pop()]:
+                if child not in found:
+                    found.add(child)
+                    stack.append(child)
         return tuple(n for n in self.names() if n in found and n != name)
 
     def to_document(self):
@@ -387,32 +401,33 @@ def _check_depth(document, limit=MAX_DEPTH):
                      for key, child in items)
 
 
-def _reachable(graph, start):
-    seen = set()
-    stack = list(graph[start])
-    while stack:
-        node = stack.pop()
-        if node not in seen:
-            seen.add(node)
-            stack.extend(graph[node])
-    return seen
+#: Dependency cycles, in linear time (see graph.find_cycles).
+find_cycles = graph.find_cycles
 
 
-def find_cycles(graph):
-    """Strongly connected components of more than one node.
-
-    :param graph: ``{name: [names it depends on]}``.
-    :returns: a sorted list of sorted lists of names.
-    """
-    reach = {name: _reachable(graph, name) for name in graph}
-    cycles = set()
-    for name in graph:
-        component = frozenset(
-            [name] + [other for other in reach[name]
-                      if other != name and name in reach[other]])
-        if len(component) > 1:
-            cycles.add(tuple(sorted(component)))
-    return sorted(list(c) for c in cycles)
+def _check_limits(document):
+    """LimitExceeded for a document past the limits, before its schema
+    is checked (counts only; types are the schema's business)."""
+    data = document.get('data')
+    groups = data.get('groups') if isinstance(data, dict) else None
+    if not isinstance(groups, list):
+        return
+    if len(groups) > limits.MAX_GROUPS:
+        raise limits.exceeded('groups', limits.MAX_GROUPS, 'data.groups')
+    values = pairs = 0
+    for i, group in enumerate(groups):
+        if isinstance(group, dict):
+            more, more_pairs = selectors_mod.check_limits(
+                group.get('selectors'), 'data.groups[%d].selectors' % i)
+            values += more
+            pairs += more_pairs
+    if values > limits.MAX_STRATEGY_SELECTOR_VALUES:
+        raise limits.exceeded('selector values in all groups together',
+                              limits.MAX_STRATEGY_SELECTOR_VALUES,
+                              'data.groups')
+    if pairs > limits.MAX_STRATEGY_LABEL_PAIRS:
+        raise limits.exceeded('label pairs in all groups together',
+                              limits.MAX_STRATEGY_LABEL_PAIRS, 'data.groups')
 
 
 def parse(document):
@@ -420,16 +435,21 @@ def parse(document):
 
     :param document: the document as loaded from JSON or YAML.
     :returns: a :class:`Strategy`.
-    :raises: StrategySchemaError, InvalidCriteria, InvalidSelector,
-        DuplicateGroupName, UnknownDependency, SelfDependency or
-        DependencyCycle, each naming the offender.
+    :raises: StrategySchemaError, LimitExceeded, InvalidCriteria,
+        InvalidSelector, DuplicateGroupName, UnknownDependency,
+        SelfDependency, DependencyCycle or InvalidName, each naming the
+        offender.
     """
     if not isinstance(document, dict):
         raise exception.StrategySchemaError(
             reason='(document): must be a map, got %s'
             % type(document).__name__, path='(document)')
     _check_depth(document)
-    errors = sorted(_VALIDATOR.iter_errors(document), key=_sort_key)
+    _check_limits(document)
+    # The first in document order among the first 1,000 (a document of
+    # 100,000 wrong values would be seconds of work for one message).
+    errors = sorted(itertools.islice(_VALIDATOR.iter_errors(document), 1000),
+                    key=_sort_key)
     if errors:
         raise _schema_error(document, errors[0])
     groups = []
@@ -455,5 +475,7 @@ def parse(document):
     if cycles:
         raise exception.DependencyCycle(
             groups='; '.join(', '.join(c) for c in cycles), cycles=cycles)
+    limits.check_name(document['metadata']['name'],
+                      'deployment strategy name')
     return Strategy(name=document['metadata']['name'], groups=groups,
                     metadata=copy.deepcopy(document['metadata']))

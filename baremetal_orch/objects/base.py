@@ -80,26 +80,48 @@ class BaremetalOrchObjectSerializer(ovo_base.VersionedObjectSerializer):
 
 SECRET_WORDS = ('password', 'secret', 'token', 'key')
 MASK = '***'
+#: The names oslo.utils masks as secrets (its catalogue is private: none if
+#: it moves).
+_OSLO_SECRET_KEYS = tuple(getattr(strutils, '_SANITIZE_KEYS', ()))
 
 
-def _mask_keys(value):
+def is_secret_key(key):
+    """Whether a value stored under ``key`` is a secret.
+
+    A key is secret when it contains password, secret, token or key
+    (DESIGN section 3), in any case, or one of the names oslo.utils knows
+    for secrets (``strutils.mask_dict_password``'s catalogue).
+    """
+    if not isinstance(key, str):
+        return False
+    lowered = key.lower()
+    return (any(w in lowered for w in SECRET_WORDS)
+            or any(k in lowered for k in _OSLO_SECRET_KEYS))
+
+
+def _mask(value):
     if isinstance(value, dict):
-        return {k: (MASK if (isinstance(k, str) and v is not None
-                             and not isinstance(v, (dict, list))
-                             and any(w in k.lower() for w in SECRET_WORDS))
-                    else _mask_keys(v))
+        return {k: MASK if is_secret_key(k) else _mask(v)
                 for k, v in value.items()}
-    if isinstance(value, list):
-        return [_mask_keys(v) for v in value]
+    if isinstance(value, (list, tuple)):
+        return [_mask(v) for v in value]
+    if isinstance(value, str):
+        # A secret written inside a string ("--password x", a URL).
+        return strutils.mask_password(value, secret=MASK)
     return value
 
 
 def mask_secrets(value):
-    """A copy of a dict whose secret values are masked, at any depth.
+    """A copy of ``value`` with every secret masked, at any depth.
 
-    oslo.utils masks its catalogue of secret keys; on top of it every key
-    containing password, secret, token or key is masked (DESIGN section 3).
+    The whole value under a secret key (see :func:`is_secret_key`) becomes
+    ``***``, whatever its type: a string, a number, a list or a map (a map
+    under ``private_key`` is not searched for more secret keys, it is
+    hidden whole). Strings elsewhere go through
+    ``strutils.mask_password``, which masks ``password=...`` and the like
+    inside them. (``strutils.mask_dict_password`` is not enough: it walks
+    into a map under a secret key and shows its values.)
     """
     if not value:
         return value
-    return _mask_keys(strutils.mask_dict_password(value, secret=MASK))
+    return _mask(value)

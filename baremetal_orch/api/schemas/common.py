@@ -11,12 +11,16 @@
 #    under the License.
 """Schema pieces shared by the resources."""
 
+from baremetal_orch.common import limits
+
 UUID = {'type': 'string', 'format': 'uuid',
         'pattern': '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
                    '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$'}
 NULLABLE_UUID = {'anyOf': [UUID, {'type': 'null'}]}
-NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
-        'pattern': '^[A-Za-z0-9][A-Za-z0-9._~-]*$'}
+#: Resource names (nodes, deployment strategies): the one rule of
+#: baremetal_orch.common.limits.
+NAME = {'type': 'string', 'minLength': 1, 'maxLength': limits.NAME_MAX_LENGTH,
+        'pattern': limits.NAME_PATTERN}
 NULLABLE_NAME = {'anyOf': [NAME, {'type': 'null'}]}
 STRING = {'type': 'string', 'maxLength': 255}
 NULLABLE_STRING = {'anyOf': [STRING, {'type': 'null'}]}

@@ -145,11 +145,12 @@ class TestSignalApi(SignalTestMixin, base.ApiTestCase):
 
     def test_outputs_named_like_arguments_are_outputs(self):
         # pecan offers the keys of a JSON body as controller arguments:
-        # the deployment is named by the path only.
+        # the deployment is named by the path only (no deployment named:
+        # 405, as for any body).
         resp = self.signal('/v1/signals', {'uuid': self.record.uuid,
                                            'deploy_status_code': 0},
                            self.token)
-        self.assertError(resp, 404, 'baremetal_orch.deployment.not_found')
+        self.assertError(resp, 405, 'baremetal_orch.http_405')
         self.assertFalse(self.row().final)
         _, other, other_token = self.make_record('n2')
         resp = self.signal(signal_path(other), {

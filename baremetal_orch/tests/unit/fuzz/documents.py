@@ -21,6 +21,7 @@ import copy
 
 from hypothesis import strategies as st
 
+from baremetal_orch.common import limits
 from baremetal_orch.deployment import criteria
 from baremetal_orch.deployment import strategy
 from baremetal_orch.tests.unit.fuzz import base as fuzz
@@ -173,6 +174,11 @@ _VALID_CRITERIA = _optional(**{
                                        st.just(10 ** 400))}).filter(bool)
 
 
+#: Strategy names by the rule of resource names (common/limits.py).
+VALID_NAMES = st.from_regex(limits.NAME_PATTERN, fullmatch=True).filter(
+    lambda n: len(n) <= limits.NAME_MAX_LENGTH)
+
+
 @st.composite
 def valid_documents(draw):
     """A valid document: unique names, dependencies on earlier groups."""
@@ -191,9 +197,7 @@ def valid_documents(draw):
         groups.append(group)
     order = draw(st.permutations(range(len(groups))))
     metadata = draw(st.fixed_dictionaries(
-        {'name': st.one_of(st.text(min_size=1, max_size=20),
-                           st.sampled_from(['n' * 255, 'n' * 256,
-                                            'é' * 255]))},
+        {'name': st.one_of(VALID_NAMES, st.sampled_from(['n' * 255]))},
         optional={'layeringDefinition': st.dictionaries(
             st.text(max_size=5), st.text(max_size=5), max_size=2),
             'storagePolicy': st.text(max_size=5)}))

@@ -1,0 +1,194 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The adversarial suite, documents and HTTP: strategy documents in JSON
+and YAML (YAML's own features, encodings), sizes at and past every limit,
+any header, content type and body on any path, and raw HTTP (request
+lines, framing, pipelining). See
+:mod:`baremetal_orch.tests.functional.adversarial_base`."""
+
+import json
+import socket
+
+import hypothesis
+from hypothesis import strategies as st
+import yaml
+
+from baremetal_orch.tests.functional import adversarial
+from baremetal_orch.tests.functional import adversarial_base as adv
+from baremetal_orch.tests import httpraw
+from baremetal_orch.tests.unit.fuzz import base as fuzz
+from baremetal_orch.tests.unit.fuzz import bodies
+from baremetal_orch.tests.unit.fuzz import documents
+
+
+class TestDocumentsAndHttp(adv.ServiceClass):
+    """Strategy documents in JSON and YAML, sizes, and raw HTTP."""
+
+    @hypothesis.seed(adv.SEED)
+    @adv.examples()
+    @hypothesis.given(data=st.data(),
+                      path=st.sampled_from([
+                          '/v1/deployment_strategies',
+                          '/v1/deployment_strategies/validate']))
+    def test_strategy_documents(self, data, path):
+        self.case()
+        document = bodies.resolve(data.draw(bodies.STRATEGY_DOCUMENTS),
+                                  self.known)
+        how = data.draw(st.sampled_from(['json', 'yaml', 'yaml-types']))
+        if how == 'json':
+            raw, ctype = json.dumps(document).encode(), 'application/json'
+        else:
+            if how == 'yaml-types':
+                document = documents.mutate(data, document, last=False)
+            try:
+                text = yaml.dump(document, allow_unicode=True)
+            except (yaml.YAMLError, RecursionError):
+                text = json.dumps(document)
+            raw = adversarial.encode(text, data.draw(adversarial.ENCODINGS))
+            ctype = data.draw(st.sampled_from([
+                'application/yaml', 'application/x-yaml', 'text/yaml',
+                'application/yaml; charset=utf-16']))
+        resp = self.send('POST', path, raw=raw, content_type=ctype)
+        if resp.status == 201:
+            name = resp.json()['name']
+            self.send('GET', '/v1/deployment_strategies/%s'
+                      % bodies.path_segment(name), content_type=None)
+            if name != self.known['@strategy']:
+                self.send('DELETE', '/v1/deployment_strategies/%s'
+                          % bodies.path_segment(name), content_type=None)
+
+    @hypothesis.seed(adv.SEED)
+    @adv.examples()
+    @hypothesis.given(text=adversarial.YAML_TEXTS,
+                      encoding=adversarial.ENCODINGS,
+                      path=st.sampled_from([
+                          '/v1/deployment_strategies/validate',
+                          '/v1/deployment_strategies']))
+    def test_yaml_features(self, text, encoding, path):
+        self.case()
+        resp = self.send('POST', path, raw=adversarial.encode(text,
+                                                              encoding),
+                         content_type='application/yaml')
+        if resp.status == 201:
+            self.send('DELETE', '/v1/deployment_strategies/%s'
+                      % bodies.path_segment(resp.json()['name']),
+                      content_type=None)
+
+    @hypothesis.seed(adv.SEED)
+    @adv.examples(scale=0.3)
+    @hypothesis.given(case=st.sampled_from(adversarial.SIZED),
+                      chunked=st.booleans())
+    def test_sizes(self, case, chunked):
+        self.case()
+        method, path, body = case
+        resp = self.send(method, path, body, chunked=chunked)
+        if resp.status == 201 and path == '/v1/nodes':
+            self.send('DELETE', '/v1/nodes/%s' % resp.json()['uuid'],
+                      content_type=None)
+
+    @hypothesis.seed(adv.SEED)
+    @adv.examples()
+    @hypothesis.given(
+        method=st.sampled_from(['GET', 'POST', 'PUT', 'PATCH', 'DELETE',
+                                'HEAD', 'OPTIONS']),
+        path=st.one_of(st.sampled_from([
+            '/', '/v1', '/v1/', '/v1/nodes', '/v1/nodes/@node',
+            '/v1/nodes/@node/states/provision', '/v1/nodes/filter',
+            '/v1/nodes/@node/maintenance', '/v1/ports', '/v1/ports/@port',
+            '/v1/chassis', '/v1/chassis/@chassis',
+            '/v1/deployment_strategies',
+            '/v1/deployment_strategies/validate',
+            '/v1/deployment_strategies/@strategy', '/v1/actions',
+            '/v1/actions/@action', '/v1/tasks/@task', '/v1/services',
+            '/v1/services/@host', '/v1/shards', '/v1/events',
+            '/v1/deployments', '/v1/deployments/@deployment',
+            '/v1/signals/@deployment', '/healthcheck', '/v2',
+            '/v1/nodes/@node?_method=delete', '/v1/nodes/%FF',
+            '/v1/nodes/%00', '/v1/nodes/a%2Fb', '/v1/nodes/..',
+            '/v1/nodes.json', '/v1/chassis?uuid=@chassis']),
+            fuzz.TEXT.map(lambda t: '/v1/' + bodies.path_segment(t))),
+        headers=bodies.EXTRA_HEADERS,
+        version=st.one_of(st.none(), bodies.API_VERSIONS),
+        content_type=st.one_of(bodies.CONTENT_TYPES, st.sampled_from([
+            'application/json; charset=x-unknown',
+            'application/json; charset=utf-16',
+            'application/x-www-form-urlencoded'])),
+        raw=st.one_of(bodies.RAW_BODIES.filter(lambda b: len(b) < 300000),
+                      st.sampled_from([b'_method=delete',
+                                       b'_method=DELETE&x=1'])),
+        chunked=st.booleans())
+    def test_headers_and_bodies(self, method, path, headers, version,
+                                content_type, raw, chunked):
+        self.case()
+        headers = dict(headers)
+        if version is not None:
+            headers['OpenStack-API-Version'] = version
+        if method == 'DELETE' and '@' in path:
+            # Keep the fixtures of the next examples.
+            method = 'GET'
+        self.send(method, path, raw=raw, headers=headers,
+                  content_type=content_type, chunked=chunked)
+        self.send('GET', '/v1/nodes/@node', content_type=None)
+
+    @hypothesis.seed(adv.SEED)
+    @adv.examples()
+    @hypothesis.given(data=st.data(), pipelined=st.integers(1, 3))
+    def test_raw_http(self, data, pipelined):
+        """Any request line and framing, several on one connection: every
+        request gets an answer, unless an answer before it announced the
+        close; never a reset, never garbage. A fresh connection each."""
+        self.case()
+        requests_ = [data.draw(adversarial.raw_requests(self.known))
+                     for _i in range(pipelined)]
+        payload = b''.join(head + body for head, body, _c in requests_)
+        closes = any(c for _h, _b, c in requests_)
+        self.last_request = payload
+        self.requests += pipelined
+        conn = httpraw.Connection('127.0.0.1', self.service.port,
+                                  timeout=adv.ANSWER_TIMEOUT)
+        self.addCleanup(conn.close)
+        try:
+            conn.send(payload)
+        except httpraw.Reset:
+            # The server answered and closed before we finished sending
+            # (a 413, an error in the request line): read what it said.
+            pass
+        if closes:
+            try:
+                conn.sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+        for i, (head, _body, _closes) in enumerate(requests_):
+            method = head.split(b' ', 1)[0].decode('latin-1')
+            try:
+                resp = conn.read(method)
+            except httpraw.Reset as e:
+                if i == 0 and 'EOF where' in str(e):
+                    # Nothing at all: only for bytes that are no request
+                    # (the server closes without a word only then).
+                    self.assertFalse(head.startswith(b'GET / HTTP/1.1\r\n'),
+                                     payload[:300])
+                    break
+                self.fail('%s after %d answers to %r' % (e, i,
+                                                         payload[:300]))
+            except httpraw.Malformed as e:
+                self.fail('garbage answer: %s to %r' % (e, payload[:300]))
+            self.check(resp)
+            # HTTP/1.0 (and what is not HTTP/1.1) closes after its answer
+            # unless it asked to keep the connection.
+            first_line = head.split(b'\r\n', 1)[0].split(b'\n', 1)[0]
+            if resp.closes or not first_line.endswith(b' HTTP/1.1'):
+                break
+        conn.close()
+        # The server still answers a plain request on a new connection.
+        self.conn = None
+        self.send('GET', '/v1', content_type=None)

@@ -1,0 +1,207 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The API listener on a real socket: keep-alive in step, 503 past its
+capacity, graceful closes, API-SIG errors from the server itself."""
+
+import socket
+
+from baremetal_orch.api import app
+from baremetal_orch.common import wsgi_server
+from baremetal_orch.tests import base
+from baremetal_orch.tests import httpraw
+
+GET = httpraw.request('GET', '/v1/nodes')
+ERROR_KEYS = {'status', 'code', 'title', 'detail', 'request_id'}
+
+
+class ListenerTestCase(base.ConductorTestCase):
+
+    THREADS = 2
+    QUEUE = 2
+
+    def setUp(self):
+        super().setUp()
+        self.config(group='api', auth_strategy='noauth')
+        self.server = wsgi_server.Server(
+            app.setup_app(), '127.0.0.1', 0, threads=self.THREADS,
+            max_queued=self.QUEUE, max_header_size=4096)
+        self.server.start()
+        self.addCleanup(self.server.stop)
+
+    def connect(self):
+        conn = httpraw.Connection('127.0.0.1', self.server.port, timeout=60)
+        self.addCleanup(conn.close)
+        return conn
+
+    def assertApiSig(self, resp, status):
+        self.assertEqual(status, resp.status, resp)
+        self.assertEqual('application/json', resp.headers['content-type'])
+        errors = resp.json()['errors']
+        self.assertEqual(ERROR_KEYS, set(errors[0]))
+        self.assertEqual(status, errors[0]['status'])
+        return errors[0]
+
+    def assertClosedCleanly(self, conn):
+        """The server closed: an end of stream, not a reset."""
+        self.assertEqual(b'', conn.file.read())
+
+
+class TestKeepAliveInStep(ListenerTestCase):
+
+    def test_chunked_body_answered_early(self):
+        # 415 before the chunked body was read, then a pipelined GET: the
+        # GET was read as the rest of the body ("400 Malformed
+        # Request-Line"), a desync a proxy would hand to another client.
+        conn = self.connect()
+        conn.send(httpraw.request('POST', '/v1/nodes', b'hello ' * 100,
+                                  {'Content-Type': 'text/plain'},
+                                  chunked=True) + GET)
+        first = conn.read('POST')
+        self.assertApiSig(first, 415)
+        if first.closes:
+            # Announced: the GET is for a new connection.
+            self.assertClosedCleanly(conn)
+            conn = self.connect()
+            conn.send(GET)
+        second = conn.read()
+        self.assertEqual(200, second.status, second)
+        self.assertIn('nodes', second.json())
+
+    def test_sized_body_answered_early_keeps_the_connection(self):
+        conn = self.connect()
+        for _i in range(3):
+            conn.send(httpraw.request('POST', '/v1/nodes', b'x' * 5000,
+                                      {'Content-Type': 'text/plain'}) + GET)
+            first = conn.read('POST')
+            self.assertApiSig(first, 415)
+            self.assertFalse(first.closes)
+            self.assertEqual(200, conn.read().status)
+
+    def test_malformed_chunked_body_is_a_400(self):
+        conn = self.connect()
+        conn.send(b'POST /v1/nodes HTTP/1.1\r\nHost: x\r\n'
+                  b'Content-Type: application/json\r\n'
+                  b'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n')
+        error = self.assertApiSig(conn.read('POST'), 400)
+        self.assertIn('request body is malformed', error['detail'])
+
+    def test_body_past_the_limit_gets_its_answer(self):
+        # 413 while the client is still sending: the answer arrives, then
+        # an end of stream (a close with unread bytes would be a reset).
+        self.config(group='api', max_request_body_size=1024 * 1024)
+        conn = self.connect()
+        conn.send(httpraw.request('POST', '/v1/nodes', b'x' * (3 << 20),
+                                  {'Content-Type': 'application/json'}))
+        resp = conn.read('POST')
+        self.assertApiSig(resp, 413)
+        self.assertTrue(resp.closes)
+        self.assertClosedCleanly(conn)
+
+
+class TestServerOwnErrors(ListenerTestCase):
+
+    def test_protocol_errors_are_api_sig_documents(self):
+        for raw, status in (
+                (b'GARBAGE\r\n\r\n', 400),
+                (b'GET /v1 HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400),
+                (b'GET /v1 HTTP/1.1\r\nHost: x\r\nX-Big: ' + b'a' * 8000 +
+                 b'\r\n\r\n', 413),
+                (b'GET /' + b'a' * 8000 + b' HTTP/1.1\r\n\r\n', 414)):
+            conn = self.connect()
+            conn.send(raw)
+            resp = conn.read()
+            error = self.assertApiSig(resp, status)
+            self.assertTrue(error['detail'])
+            self.assertTrue(resp.closes)
+
+
+class TestPastCapacity(ListenerTestCase):
+
+    THREADS = 1
+    QUEUE = 1
+
+    def test_503_not_a_reset(self):
+        # One thread, one place in the queue. A holds the thread (a body
+        # that has not arrived yet), B waits in the queue: C is past the
+        # capacity and gets a 503 at once.
+        pool = self.server._server.requests
+        a = self.connect()
+        a.send(b'POST /v1/nodes/filter HTTP/1.1\r\nHost: x\r\n'
+               b'Content-Type: application/json\r\n'
+               b'Content-Length: 16\r\n\r\n')
+        self.wait_for(lambda: pool.idle == 0)
+        b = self.connect()
+        b.send(GET)
+        self.wait_for(lambda: pool.qsize == 1)
+        c = self.connect()
+        c.send(GET)
+        resp = c.read()
+        error = self.assertApiSig(resp, 503)
+        self.assertEqual('baremetal_orch.service_unavailable', error['code'])
+        self.assertIn('[api]max_queued_requests', error['detail'])
+        self.assertEqual('1', resp.headers['retry-after'])
+        self.assertTrue(resp.closes)
+        self.assertClosedCleanly(c)
+        self.assertEqual(1, self.server.refused)
+        # Those within the capacity are served.
+        a.send(b'{"selectors":[]}')
+        self.assertEqual(200, a.read('POST').status)
+        self.assertEqual(200, b.read().status)
+
+    def test_pipelined_requests_past_capacity(self):
+        # A keep-alive connection whose next request waits in its buffer
+        # while the server is full: 200, then a 503, never a reset.
+        pool = self.server._server.requests
+        blocker = self.connect()
+        blocker.send(b'POST /v1/nodes/filter HTTP/1.1\r\nHost: x\r\n'
+                     b'Content-Type: application/json\r\n'
+                     b'Content-Length: 16\r\n\r\n')
+        self.wait_for(lambda: pool.idle == 0)
+        waiting = self.connect()
+        waiting.send(GET + GET)
+        self.wait_for(lambda: pool.qsize == 1)
+        blocker.send(b'{"selectors":[]}')
+        self.assertEqual(200, blocker.read('POST').status)
+        first = waiting.read()
+        self.assertEqual(200, first.status)
+        second = waiting.read()
+        self.assertIn(second.status, (200, 503))
+
+
+class TestConfiguration(base.TestCase):
+
+    def test_from_config(self):
+        from baremetal_orch.common import wsgi_server as ws
+        self.config(group='api', host_ip='127.0.0.1', port=0, api_workers=3,
+                    backlog=77, max_queued_requests=5,
+                    max_keepalive_connections=9,
+                    max_request_header_size=2048)
+        server = ws.Server.from_config(lambda e, s: [], base.CONF)
+        self.addCleanup(server.stop)
+        inner = server._server
+        self.assertEqual(3, inner.requests.min)
+        self.assertEqual(3, inner.requests.max)
+        self.assertEqual(77, inner.request_queue_size)
+        self.assertEqual(5, inner.requests._queue.maxsize)
+        self.assertEqual(9, inner.keep_alive_conn_limit)
+        self.assertEqual(2048, inner.max_request_header_size)
+        with socket.create_connection(('127.0.0.1', server.port)):
+            pass
+
+    def test_defaults(self):
+        from baremetal_orch.conf import api
+        defaults = {o.name: o.default for o in api.opts}
+        self.assertEqual(4, defaults['api_workers'])
+        self.assertEqual(128, defaults['max_queued_requests'])
+        self.assertEqual(4096, defaults['backlog'])
+        self.assertEqual(256, defaults['max_keepalive_connections'])
+        self.assertEqual(65536, defaults['max_request_header_size'])

@@ -1,0 +1,136 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""L1: the API listener under many keep-alive clients.
+
+Starts an all-in-one (``baremetal-orch``, the embedded default: sqlite,
+noauth) with the listener options given, then runs rounds of concurrent
+clients, each on its own keep-alive connection, cycling through exchanges
+that end in an early answer (415 with a chunked or sized body unread, 404,
+400, 413) followed by a pipelined GET on the same connection
+(``baremetal_orch.tests.httpraw.SCENARIOS``). Prints one JSON
+line per client count: answers by status, resets, timeouts, desyncs (a
+pipelined GET answered with anything but its own 200 or a 503), 503s, and
+requests sent again after an announced ``Connection: close``::
+
+    python -m tools.benchmarks.listener_load --clients 8 40 200 \\
+        --threads 4 --queue 64
+
+``--url`` measures a service that is already running instead.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+import requests
+
+from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import httpraw
+
+
+def start_aio(threads, queue, backlog, keepalive, extra=()):
+    tmp = tempfile.mkdtemp(prefix='bmo-l1-')
+    port = services.free_port()
+    api = {}
+    if threads is not None:
+        api['api_workers'] = threads
+    if queue is not None:
+        api['max_queued_requests'] = queue
+    if backlog is not None:
+        api['backlog'] = backlog
+    if keepalive is not None:
+        api['max_keepalive_connections'] = keepalive
+    for item in extra:
+        key, _sep, value = item.partition('=')
+        api[key] = value
+    conf = services.write_config(
+        os.path.join(tmp, 'aio.conf'), services.base_sections(
+            tmp, port, 'sqlite:///%s' % os.path.join(tmp, 'l1.sqlite'),
+            DEFAULT={'host': 'l1', 'log_file': os.path.join(tmp,
+                                                            'aio.log')},
+            api=api))
+    exe = os.path.join(os.path.dirname(sys.executable), 'baremetal-orch')
+    proc = subprocess.Popen([exe, '--config-file', conf],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=tmp)
+    url = 'http://127.0.0.1:%d' % port
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if requests.get(url + '/v1', timeout=5).status_code == 200:
+                break
+        except requests.RequestException:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError('the all-in-one did not start; see %s' % tmp)
+        time.sleep(0.2)
+    return proc, url, os.path.join(tmp, 'aio.log')
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--clients', type=int, nargs='+',
+                        default=[4, 40, 200])
+    parser.add_argument('--rounds', type=int, default=40,
+                        help='exchanges per client')
+    parser.add_argument('--threads', type=int, default=None,
+                        help='[api]api_workers (default: the default)')
+    parser.add_argument('--queue', type=int, default=None,
+                        help='[api]max_queued_requests')
+    parser.add_argument('--backlog', type=int, default=None,
+                        help='[api]backlog')
+    parser.add_argument('--keepalive', type=int, default=None,
+                        help='[api]max_keepalive_connections')
+    parser.add_argument('--option', action='append', default=[],
+                        help='another [api] option, KEY=VALUE')
+    parser.add_argument('--scenario', action='append', default=None,
+                        choices=sorted(httpraw.SCENARIOS))
+    parser.add_argument('--url', help='measure this running service')
+    args = parser.parse_args(argv)
+    proc, log = None, None
+    if args.url:
+        url = args.url
+    else:
+        proc, url, log = start_aio(args.threads, args.queue, args.backlog,
+                                   args.keepalive, args.option)
+    parsed = urllib.parse.urlsplit(url)
+    try:
+        for clients in args.clients:
+            result = httpraw.run_load(parsed.hostname, parsed.port, clients,
+                                      args.rounds, args.scenario)
+            alive = requests.get(url + '/v1', timeout=30).status_code
+            result.update(figure='L1', threads=args.threads,
+                          queue=args.queue, backlog=args.backlog,
+                          keepalive=args.keepalive, answers_after=alive)
+            if log:
+                with open(log, encoding='utf-8', errors='replace') as f:
+                    text = f.read()
+                result['log_tracebacks'] = text.count('Traceback')
+            print(json.dumps(result), flush=True)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
