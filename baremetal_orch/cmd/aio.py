@@ -23,8 +23,8 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal_orch.api import app
+from baremetal_orch.api import wsgi_server
 from baremetal_orch.common import exception
-from baremetal_orch.common import wsgi_server
 from baremetal_orch.conductor import manager as manager_mod
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import api as dbapi

@@ -17,7 +17,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal_orch.api import app
-from baremetal_orch.common import wsgi_server
+from baremetal_orch.api import wsgi_server
 from baremetal_orch.notifications import notifier
 from baremetal_orch import service
 

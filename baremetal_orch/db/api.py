@@ -29,6 +29,7 @@ masked_url = _base.masked_url
 
 # Nodes (db/sqlalchemy/inventory.py) ----------------------------------------
 get_node = _inventory.get_node
+get_node_dict = _inventory.get_node_dict
 get_nodes_by_names = _inventory.get_nodes_by_names
 create_node = _inventory.create_node
 update_node = _inventory.update_node

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The decision logic of a site deployment (seed 000), free of I/O.
+"""The decision logic of a site deployment, free of I/O.
 
 :class:`SiteDeployment` holds the state of one ``deploy_site`` or
 ``update_site`` action: the status of every group and of every unique node.
@@ -40,98 +40,22 @@ node set, counting earlier outcomes: for prepare a node counts when
 in another group, never started, or failed counts as not successful.
 """
 
-import dataclasses
 import threading
 
 from baremetal_orch.common import exception
 from baremetal_orch.deployment import criteria as criteria_mod
+from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import report as report_mod
 from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.deployment import tracker as tracker_mod
 
-# Group statuses (PENDING and RUNNING only appear before the end).
-PENDING = 'pending'
-RUNNING = 'running'
-SUCCESS = 'success'
-FAILED = 'failed'
-
-# Reasons of a failed group.
-DEPENDENCY_FAILED = 'dependency_failed'
-PREPARE_CRITERIA_NOT_MET = 'prepare_criteria_not_met'
-DEPLOY_CRITERIA_NOT_MET = 'deploy_criteria_not_met'
-TIMEOUT = 'timeout'
-REASONS = (DEPENDENCY_FAILED, PREPARE_CRITERIA_NOT_MET,
-           DEPLOY_CRITERIA_NOT_MET, TIMEOUT)
-
-# Phases.
-PREPARE = 'prepare'
-DEPLOY = 'deploy'
-
-# Action states and results (see outcome()).
-STATE_RUNNING = 'running'
-STATE_COMPLETE = 'complete'
-STATE_FAILED = 'failed'
-RESULT_SUCCESS = 'success'
-RESULT_SUCCESS_WITH_FAILURES = 'success_with_failures'
-RESULT_FAILED = 'failed'
-
-_COUNTS = {PREPARE: (tracker_mod.PREPARED, tracker_mod.SUCCESS),
-           DEPLOY: (tracker_mod.SUCCESS,)}
-_DONE = {PREPARE: tracker_mod.PREPARED, DEPLOY: tracker_mod.SUCCESS}
-_VALID = {PREPARE: tracker_mod.NOT_STARTED, DEPLOY: tracker_mod.PREPARED}
+_COUNTS = {groups.PREPARE: (tracker_mod.PREPARED, tracker_mod.SUCCESS),
+           groups.DEPLOY: (tracker_mod.SUCCESS,)}
+_DONE = {groups.PREPARE: tracker_mod.PREPARED,
+         groups.DEPLOY: tracker_mod.SUCCESS}
+_VALID = {groups.PREPARE: tracker_mod.NOT_STARTED,
+          groups.DEPLOY: tracker_mod.PREPARED}
 _FORMAT_VERSION = 1
-
-
-@dataclasses.dataclass(frozen=True)
-class PhaseResult:
-    """The evaluation of one phase of one group."""
-
-    ok: bool
-    misses: tuple = ()
-    phase: str = None
-    total: int = 0
-    succeeded: int = 0
-
-    def to_dict(self):
-        return {'ok': self.ok, 'misses': [m.to_dict() for m in self.misses],
-                'phase': self.phase, 'total': self.total,
-                'succeeded': self.succeeded}
-
-    @classmethod
-    def from_dict(cls, d):
-        return cls(ok=d['ok'],
-                   misses=tuple(criteria_mod.Miss.from_dict(m)
-                                for m in d['misses']),
-                   phase=d['phase'], total=d['total'],
-                   succeeded=d['succeeded'])
-
-
-class _GroupState:
-    """Mutable state of one group (guarded by the SiteDeployment lock)."""
-
-    def __init__(self):
-        self.status = PENDING
-        self.phase = None
-        self.reason = None
-        self.misses = []
-        self.results = {}
-
-    def to_dict(self):
-        return {'status': self.status, 'phase': self.phase,
-                'reason': self.reason,
-                'misses': [m.to_dict() for m in self.misses],
-                'results': {p: r.to_dict() for p, r in self.results.items()}}
-
-    @classmethod
-    def from_dict(cls, d):
-        state = cls()
-        state.status = d['status']
-        state.phase = d['phase']
-        state.reason = d['reason']
-        state.misses = [criteria_mod.Miss.from_dict(m) for m in d['misses']]
-        state.results = {p: PhaseResult.from_dict(r)
-                         for p, r in d['results'].items()}
-        return state
 
 
 def _conflict(group, why):
@@ -165,7 +89,7 @@ class SiteDeployment:
                              for node in nodes})
         self._tracker = tracker_mod.NodeTracker(everything, node_status)
         self._topo = strategy.topological_order()
-        self._groups = {n: _GroupState() for n in names}
+        self._groups = {n: groups.GroupState() for n in names}
         self._order = []
         self._lock = threading.RLock()
 
@@ -209,14 +133,14 @@ class SiteDeployment:
         """True when every dependency of ``group`` succeeded."""
         with self._lock:
             self._state(group)
-            return all(self._groups[d].status == SUCCESS
+            return all(self._groups[d].status == groups.SUCCESS
                        for d in self.strategy.group(group).depends_on)
 
     def dependency_failed(self, group):
         """True when a dependency of ``group`` failed."""
         with self._lock:
             self._state(group)
-            return any(self._groups[d].status == FAILED
+            return any(self._groups[d].status == groups.FAILED
                        for d in self.strategy.group(group).depends_on)
 
     def _with_status(self, status):
@@ -225,29 +149,30 @@ class SiteDeployment:
     def pending_groups(self):
         """Groups not started nor finished, in topological order."""
         with self._lock:
-            return self._with_status(PENDING)
+            return self._with_status(groups.PENDING)
 
     def running_groups(self):
         """Groups started and not finished, in start order."""
         with self._lock:
             return [g for g in self._order
-                    if self._groups[g].status == RUNNING]
+                    if self._groups[g].status == groups.RUNNING]
 
     def ready_groups(self):
         """Pending groups whose dependencies all succeeded."""
         with self._lock:
-            return [g for g in self._with_status(PENDING) if self.can_run(g)]
+            return [g for g in self._with_status(groups.PENDING)
+                    if self.can_run(g)]
 
     def blocked_groups(self):
         """Pending groups that can never run (a dependency failed)."""
         with self._lock:
-            return [g for g in self._with_status(PENDING)
+            return [g for g in self._with_status(groups.PENDING)
                     if self.dependency_failed(g)]
 
     def is_done(self):
         """True when every group succeeded or failed."""
         with self._lock:
-            return all(s.status in (SUCCESS, FAILED)
+            return all(s.status in (groups.SUCCESS, groups.FAILED)
                        for s in self._groups.values())
 
     def startable_groups(self, free_slots):
@@ -280,13 +205,15 @@ class SiteDeployment:
         """Mark ``group`` failed because a dependency failed."""
         with self._lock:
             state = self._state(group)
-            if state.status == FAILED and state.reason == DEPENDENCY_FAILED:
+            if (state.status == groups.FAILED
+                    and state.reason == groups.DEPENDENCY_FAILED):
                 return
-            if state.status != PENDING or not self.dependency_failed(group):
+            if (state.status != groups.PENDING
+                    or not self.dependency_failed(group)):
                 raise _conflict(group, 'cannot be skipped: it is %s and its '
                                 'dependencies did not fail' % state.status)
-            state.status = FAILED
-            state.reason = DEPENDENCY_FAILED
+            state.status = groups.FAILED
+            state.reason = groups.DEPENDENCY_FAILED
 
     def skip_blocked(self):
         """Skip every group that can no longer run, transitively.
@@ -296,7 +223,7 @@ class SiteDeployment:
         skipped = []
         with self._lock:
             for group in self._topo:
-                if (self._groups[group].status == PENDING
+                if (self._groups[group].status == groups.PENDING
                         and self.dependency_failed(group)):
                     self.skip(group)
                     skipped.append(group)
@@ -306,24 +233,25 @@ class SiteDeployment:
         """Start ``group`` (its prepare phase); idempotent while running."""
         with self._lock:
             state = self._state(group)
-            if state.status == RUNNING:
+            if state.status == groups.RUNNING:
                 return
-            if state.status != PENDING:
+            if state.status != groups.PENDING:
                 raise _conflict(group, 'has already %s' % (
-                    'succeeded' if state.status == SUCCESS else 'failed'))
+                    'succeeded' if state.status == groups.SUCCESS
+                    else 'failed'))
             if not self.can_run(group):
                 raise _conflict(group, 'cannot start before its '
                                 'dependencies succeed')
-            state.status = RUNNING
-            state.phase = PREPARE
+            state.status = groups.RUNNING
+            state.phase = groups.PREPARE
             self._order.append(group)
 
     def _targets(self, group, phase):
         with self._lock:
             state = self._state(group)
-            if state.status == FAILED:
+            if state.status == groups.FAILED:
                 return []
-            if state.status != RUNNING or state.phase != phase:
+            if state.status != groups.RUNNING or state.phase != phase:
                 raise _conflict(group, 'is not in its %s phase' % phase)
             return self._tracker.claim(group, self._nodes[group],
                                        _VALID[phase])
@@ -334,7 +262,7 @@ class SiteDeployment:
         Its ``not_started`` nodes that no other group claims; calling it
         again returns the same nodes. Empty once the group failed.
         """
-        return self._targets(group, PREPARE)
+        return self._targets(group, groups.PREPARE)
 
     def deploy_targets(self, group):
         """Claim and return the nodes ``group`` must deploy now.
@@ -342,7 +270,7 @@ class SiteDeployment:
         Its ``prepared`` nodes that no other group claims; nodes that failed
         prepare are never deployed. Empty once the group failed.
         """
-        return self._targets(group, DEPLOY)
+        return self._targets(group, groups.DEPLOY)
 
     def _apply(self, group, phase, results):
         """Record per-node results of ``phase`` for the group's claims.
@@ -366,18 +294,19 @@ class SiteDeployment:
         misses = criteria_mod.evaluate(
             self.strategy.group(group).success_criteria, len(nodes),
             succeeded)
-        return PhaseResult(ok=not misses, misses=tuple(misses), phase=phase,
-                           total=len(nodes), succeeded=succeeded)
+        return groups.PhaseResult(ok=not misses, misses=tuple(misses),
+                                  phase=phase, total=len(nodes),
+                                  succeeded=succeeded)
 
     def _finish(self, group, phase, results, reason):
         with self._lock:
             state = self._state(group)
             if phase in state.results:
                 return state.results[phase]
-            if state.status == FAILED:
+            if state.status == groups.FAILED:
                 # Late results after a timeout: the nodes are failed.
-                return PhaseResult(ok=False, phase=phase)
-            if state.status != RUNNING or state.phase != phase:
+                return groups.PhaseResult(ok=False, phase=phase)
+            if state.status != groups.RUNNING or state.phase != phase:
                 raise _conflict(group, 'is not in its %s phase' % phase)
             self._apply(group, phase, results)
             result = self._evaluate(group, phase)
@@ -386,14 +315,14 @@ class SiteDeployment:
                         if self._tracker.status(n) == tracker_mod.FAILURE]
             self._tracker.release(group, failures)
             if not result.ok:
-                state.status = FAILED
+                state.status = groups.FAILED
                 state.reason = reason
                 state.misses = list(result.misses)
                 self._tracker.release(group)
-            elif phase == PREPARE:
-                state.phase = DEPLOY
+            elif phase == groups.PREPARE:
+                state.phase = groups.DEPLOY
             else:
-                state.status = SUCCESS
+                state.status = groups.SUCCESS
                 self._tracker.release(group)
             return result
 
@@ -402,19 +331,20 @@ class SiteDeployment:
 
         :param results: ``{node: bool}`` for the nodes of
             :meth:`prepare_targets`; a claimed node missing is failed.
-        :returns: a :class:`PhaseResult`. When not ok, the group failed with
-            ``prepare_criteria_not_met`` and its deploy is skipped. Calling
-            it again returns the recorded result.
+        :returns: a :class:`~.groups.PhaseResult`. When not ok, the group
+            failed with ``prepare_criteria_not_met`` and its deploy is
+            skipped. Calling it again returns the recorded result.
         """
-        return self._finish(group, PREPARE, results,
-                            PREPARE_CRITERIA_NOT_MET)
+        return self._finish(group, groups.PREPARE, results,
+                            groups.PREPARE_CRITERIA_NOT_MET)
 
     def finish_deploy(self, group, results):
         """Record deploy results; the group succeeds or fails.
 
         As :meth:`finish_prepare`, with ``deploy_criteria_not_met``.
         """
-        return self._finish(group, DEPLOY, results, DEPLOY_CRITERIA_NOT_MET)
+        return self._finish(group, groups.DEPLOY, results,
+                            groups.DEPLOY_CRITERIA_NOT_MET)
 
     def fail(self, group, reason, failed_nodes=(), results=None):
         """Fail ``group`` for ``reason`` (typically ``timeout``).
@@ -427,15 +357,15 @@ class SiteDeployment:
         ``failure``; all its claims are released. Failing a failed group
         again does nothing.
         """
-        if reason not in REASONS:
+        if reason not in groups.REASONS:
             raise exception.InvalidParameterValue(
                 reason='unknown group failure reason %r (expected one of %s)'
-                % (reason, ', '.join(REASONS)))
+                % (reason, ', '.join(groups.REASONS)))
         with self._lock:
             state = self._state(group)
-            if state.status == FAILED:
+            if state.status == groups.FAILED:
                 return
-            if state.status == SUCCESS:
+            if state.status == groups.SUCCESS:
                 raise _conflict(group, 'has already succeeded')
             claimed = self._tracker.claimed_by(group)
             results = results or {}
@@ -455,7 +385,7 @@ class SiteDeployment:
                 if claims.get(name) in (None, group):
                     self._tracker.mark(name, tracker_mod.FAILURE)
             self._tracker.release(group)
-            state.status = FAILED
+            state.status = groups.FAILED
             state.reason = reason
 
     # Results ---------------------------------------------------------------
@@ -470,14 +400,16 @@ class SiteDeployment:
         """
         with self._lock:
             if not self.is_done():
-                return STATE_RUNNING, None
-            failed = [g for g, s in self._groups.items() if s.status == FAILED]
+                return groups.STATE_RUNNING, None
+            failed = [g for g, s in self._groups.items()
+                      if s.status == groups.FAILED]
             if any(self.strategy.group(g).critical for g in failed):
-                return STATE_FAILED, RESULT_FAILED
+                return groups.STATE_FAILED, groups.RESULT_FAILED
             statuses = self._tracker.statuses().values()
             if failed or tracker_mod.FAILURE in statuses:
-                return STATE_COMPLETE, RESULT_SUCCESS_WITH_FAILURES
-            return STATE_COMPLETE, RESULT_SUCCESS
+                return (groups.STATE_COMPLETE,
+                        groups.RESULT_SUCCESS_WITH_FAILURES)
+            return groups.STATE_COMPLETE, groups.RESULT_SUCCESS
 
     def plan(self):
         """The dry-run plan (DESIGN section 4)."""
@@ -493,27 +425,19 @@ class SiteDeployment:
         """
         with self._lock:
             statuses = self._tracker.statuses()
-            groups = {}
+            entries = {}
             for name in self._topo:
                 state = self._groups[name]
-                ok = _COUNTS[state.phase or DEPLOY]
+                ok = _COUNTS[state.phase or groups.DEPLOY]
                 nodes = self._nodes[name]
-                groups[name] = report_mod.group_entry(
+                entries[name] = report_mod.group_entry(
                     state.status, self.strategy.group(name).critical,
                     state.reason, nodes,
                     [n for n in nodes if statuses[n] in ok],
                     [n for n in nodes
                      if statuses[n] == tracker_mod.FAILURE],
                     state.misses)
-            return report_mod.build_report(self._order, groups, statuses)
-
-    def critical_path_bound(self, durations):
-        """Longest path through the DAG (``{group: seconds}``)."""
-        return self.strategy.critical_path_bound(durations)
-
-    def serial_bound(self, durations):
-        """Sum of the group durations (serialized execution)."""
-        return self.strategy.serial_bound(durations)
+            return report_mod.build_report(self._order, entries, statuses)
 
     # Persistence -----------------------------------------------------------
 
@@ -542,7 +466,7 @@ class SiteDeployment:
         site = cls(strategy_mod.parse(data['strategy']), data['group_nodes'])
         site._tracker = tracker_mod.NodeTracker.from_dict(data['tracker'])
         site._order = list(data['order'])
-        site._groups = {g: _GroupState.from_dict(s)
+        site._groups = {g: groups.GroupState.from_dict(s)
                         for g, s in data['groups'].items()}
         return site
 

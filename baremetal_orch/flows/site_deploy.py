@@ -38,6 +38,7 @@ from taskflow.patterns import graph_flow
 from taskflow import task
 
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.flows import runtime as runtime_mod
 from baremetal_orch.notifications import notify
@@ -108,7 +109,7 @@ class CheckDeploy(_GroupAtom):
 def dependency_succeeded(history):
     """Decider of a link from a dependency's last atom: the group runs only
     when the dependency ended with ``success``."""
-    return all(status == site_mod.SUCCESS for status in history.values())
+    return all(status == groups.SUCCESS for status in history.values())
 
 
 def flow_factory(action_uuid, groups, dependencies):
@@ -195,7 +196,7 @@ def finish(runtime, error=None):
     site = runtime.site
     runtime.skip_blocked()
     state, result = site.outcome()
-    if error is not None or state == site_mod.STATE_RUNNING:
+    if error is not None or state == groups.STATE_RUNNING:
         state, result = action_obj.FAILED, 'failed'
     runtime.checkpoint()
     now = timeutils.utcnow()

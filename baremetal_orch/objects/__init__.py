@@ -20,3 +20,5 @@ def register_all():
     __import__('baremetal_orch.objects.node')
     __import__('baremetal_orch.objects.port')
     __import__('baremetal_orch.objects.service')
+    __import__('baremetal_orch.objects.strategy')
+    __import__('baremetal_orch.objects.task')

@@ -56,22 +56,48 @@ class Node(base.BaremetalOrchObject):
 
     @classmethod
     def _db_value(cls, db_obj, field):
+        if isinstance(db_obj, dict):
+            # A record of the node reader (tags and labels included).
+            return db_obj[field]
         if field == 'tags':
             return sorted(t.tag for t in db_obj.tags)
         if field == 'labels':
             return {lb.key: lb.value for lb in db_obj.labels}
         return getattr(db_obj, field)
 
+    # Reading: one reader of node records, as objects or as plain dicts.
+
     @classmethod
     def get(cls, context, ident):
         """A node by uuid or name."""
-        return cls._from_db_object(context, cls(), dbapi.get_node(ident))
+        return cls._from_db_object(context, cls(),
+                                   dbapi.get_node_dict(ident))
 
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,
              sort_key=None, sort_dir=None):
-        return cls._from_db_object_list(context, dbapi.list_nodes(
-            filters, limit, marker, sort_key, sort_dir))
+        return cls._from_db_object_list(context, cls.list_records(
+            context, filters, limit, marker, sort_key, sort_dir))
+
+    @staticmethod
+    def list_records(context, filters=None, limit=None, marker=None,
+                     sort_key=None, sort_dir=None):
+        """The nodes as the plain dicts :meth:`list` makes objects of
+        (every field): what the API lists, with no object per node."""
+        return dbapi.list_node_dicts(filters, limit, marker, sort_key,
+                                     sort_dir)
+
+    @staticmethod
+    def names_matching(selectors):
+        """The names of the nodes ``selectors`` select (one indexed query;
+        the selector rules are :mod:`baremetal_orch.deployment.selectors`).
+        """
+        return dbapi.resolve_selectors(selectors)
+
+    @staticmethod
+    def count_by_shard():
+        """``[(shard or None, number of nodes)]``."""
+        return dbapi.count_nodes_by_shard()
 
     def create(self, context=None):
         values = self.obj_get_changes()

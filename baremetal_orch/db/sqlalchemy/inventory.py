@@ -181,6 +181,15 @@ def list_node_dicts(filters=None, limit=None, marker=None, sort_key=None,
         return nodes
 
 
+def get_node_dict(ident):
+    """A node by uuid or name, as :func:`list_node_dicts` makes it."""
+    key = 'uuids' if uuidutils.is_uuid_like(ident) else 'names'
+    found = list_node_dicts({key: [ident]})
+    if not found:
+        raise exception.NodeNotFound(node=ident)
+    return found[0]
+
+
 def _ident_clause(ident):
     if uuidutils.is_uuid_like(ident):
         return models.Node.uuid == ident

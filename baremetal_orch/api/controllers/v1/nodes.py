@@ -22,7 +22,6 @@ from baremetal_orch.common import exception
 from baremetal_orch.common import policy
 from baremetal_orch.common import states
 from baremetal_orch.conductor import rpcapi as rpcapi_mod
-from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.deployment import selectors as selectors_mod
 from baremetal_orch.drivers import provisioning
@@ -217,9 +216,9 @@ class NodesController(rest.RestController):
                 # Another project's nodes: none of them is visible.
                 return utils.collection('nodes', [], limit)
             filters['owner'] = ctx.project_id
-        # Rows as dicts: no versioned object per node on the hot list path.
-        nodes = dbapi.list_node_dicts(filters, limit, marker, sort_key,
-                                      sort_dir)
+        # Records as dicts: no versioned object per node on the hot path.
+        nodes = node_obj.Node.list_records(ctx, filters, limit, marker,
+                                           sort_key, sort_dir)
         return utils.collection('nodes', [to_dict(n, fields) for n in nodes],
                                 limit,
                                 marker=nodes[-1]['uuid'] if nodes else None)
@@ -313,4 +312,4 @@ class NodesController(rest.RestController):
         body = utils.json_body(schema.FILTER)
         # Within the limits of one SQL statement, or a 400 naming them.
         selectors = selectors_mod.coerce(body['selectors'])
-        return {'node_names': dbapi.resolve_selectors(selectors)}
+        return {'node_names': node_obj.Node.names_matching(selectors)}

@@ -25,12 +25,12 @@ from pecan import rest
 from baremetal_orch.api import utils
 from baremetal_orch.common import exception
 from baremetal_orch.common import policy
-from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import node as node_obj
 
 
 def shard_counts():
     """``[{"name", "count"}]``: named shards by name, then null."""
-    rows = sorted(dbapi.count_nodes_by_shard(),
+    rows = sorted(node_obj.Node.count_by_shard(),
                   key=lambda row: (row[0] is None, row[0] or ''))
     return [{'name': name, 'count': count} for name, count in rows]
 

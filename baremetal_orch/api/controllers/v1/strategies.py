@@ -9,16 +9,15 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/v1/deployment_strategies: DeploymentStrategy documents (seed 000)."""
+"""/v1/deployment_strategies: DeploymentStrategy documents."""
 
 import pecan
 from pecan import rest
 
 from baremetal_orch.api import utils
-from baremetal_orch.common import exception
 from baremetal_orch.common import policy
-from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import strategy as strategy_mod
+from baremetal_orch.objects import strategy as strategy_obj
 
 SORT_KEYS = ('name', 'created_at', 'updated_at')
 
@@ -44,28 +43,34 @@ class StrategiesController(rest.RestController):
 
     @pecan.expose('json')
     def get_all(self, **params):
-        policy.authorize('baremetal_orch:strategy:get', utils.context())
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:strategy:get', ctx)
         utils.check_query(params, utils.PAGING)
         limit, marker, sort_key, sort_dir = utils.list_params(
             params.get('limit'), params.get('marker'),
             params.get('sort_key'), params.get('sort_dir'), SORT_KEYS)
-        rows = dbapi.list_strategies(limit, marker, sort_key, sort_dir)
+        rows = strategy_obj.Strategy.list(ctx, limit, marker, sort_key,
+                                          sort_dir)
         return utils.collection('deployment_strategies',
                                 [to_dict(r) for r in rows], limit,
                                 marker_field='name')
 
     @pecan.expose('json')
     def get_one(self, name):
-        policy.authorize('baremetal_orch:strategy:get', utils.context())
-        return to_dict(dbapi.get_strategy(name))
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:strategy:get', ctx)
+        return to_dict(strategy_obj.Strategy.get(ctx, name))
 
     @pecan.expose('json')
     def post(self):
-        policy.authorize('baremetal_orch:strategy:create', utils.context())
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:strategy:create', ctx)
         document, strategy = parse_document()
-        row = dbapi.create_strategy(strategy.name, document)
+        stored = strategy_obj.Strategy(ctx, name=strategy.name,
+                                       document=document)
+        stored.create()
         pecan.response.status = 201
-        return to_dict(row)
+        return to_dict(stored)
 
     @pecan.expose('json')
     def validate(self):
@@ -78,9 +83,7 @@ class StrategiesController(rest.RestController):
     @pecan.expose('json')
     def delete(self, name=None):
         utils.require_ident(name)
-        policy.authorize('baremetal_orch:strategy:delete', utils.context())
-        for action in dbapi.list_active_actions():
-            if (action.parameters or {}).get('deployment_strategy') == name:
-                raise exception.StrategyInUse(name=name, action=action.uuid)
-        dbapi.destroy_strategy(name)
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:strategy:delete', ctx)
+        strategy_obj.Strategy.destroy_by_name(ctx, name)
         pecan.response.status = 204

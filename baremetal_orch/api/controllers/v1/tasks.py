@@ -17,8 +17,8 @@ from pecan import rest
 from baremetal_orch.api import utils
 from baremetal_orch.common import exception
 from baremetal_orch.common import policy
-from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import action as action_obj
+from baremetal_orch.objects import task as task_obj
 
 FIELDS = ('uuid', 'kind', 'name', 'status', 'reason', 'node_uuid',
           'parent_uuid', 'action_uuid', 'created_at', 'started_at',
@@ -50,7 +50,7 @@ def tree(root):
     tasks (no query per level). Groups come in the order they started, as
     in the action's report; those never started follow in the plan's
     order."""
-    rows = dbapi.list_tasks(action_uuid=root.action_uuid)
+    rows = task_obj.Task.list(utils.context(), action_uuid=root.action_uuid)
     children = {}
     for row in rows:
         children.setdefault(row.parent_uuid, []).append(row)
@@ -73,13 +73,13 @@ class TasksController(rest.RestController):
 
     @pecan.expose('json')
     def get_one(self, uuid):
-        tree = pecan.request.GET.get('tree')
-        policy.authorize('baremetal_orch:action:get', utils.context())
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:action:get', ctx)
         utils.check_uuid(uuid, 'task uuid')
-        row = dbapi.get_task(uuid)
-        if utils.bool_param('tree', tree):
-            return globals()['tree'](row)
+        row = task_obj.Task.get(ctx, uuid)
+        if utils.bool_param('tree', pecan.request.GET.get('tree')):
+            return tree(row)
         doc = to_dict(row)
-        doc['subtasks'] = [r.uuid for r in dbapi.list_tasks(
-            parent_uuid=row.uuid)]
+        doc['subtasks'] = [r.uuid for r in task_obj.Task.list(
+            ctx, parent_uuid=row.uuid)]
         return doc

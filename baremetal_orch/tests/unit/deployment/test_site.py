@@ -181,8 +181,8 @@ class TestSeedExamples(base.TestCase):
     def test_bounds(self):
         site, _ex = example_site()
         durations = dict.fromkeys(TOPO, 2.0)
-        self.assertEqual(6.0, site.critical_path_bound(durations))
-        self.assertEqual(10.0, site.serial_bound(durations))
+        self.assertEqual(6.0, site.strategy.critical_path_bound(durations))
+        self.assertEqual(10.0, site.strategy.serial_bound(durations))
 
     def test_summarize(self):
         _site, _ex, _outcome, report = self.run_example(

@@ -15,6 +15,7 @@
 import threading
 
 from baremetal_orch.common import exception
+from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy
 from baremetal_orch.deployment import tracker
@@ -182,7 +183,7 @@ class TestOverlaps(base.TestCase):
         site_mod.run_serially(site, ex.prepare, ex.deploy)
         # g2 ran after g1 deployed n1; its prepare counted n1 as prepared.
         result = site.finish_prepare('g2', {})
-        self.assertEqual(site_mod.PhaseResult(True, (), 'prepare', 2, 2),
+        self.assertEqual(groups.PhaseResult(True, (), 'prepare', 2, 2),
                          result)
 
     def test_failed_shared_node_counts_in_both_never_resent(self):

@@ -56,6 +56,8 @@ EXPECTED = {
     'PortCRUDNotification': '1.0-0b8b775993e31dc35b712c81803dfb38',
     'PortCRUDPayload': '1.0-ad3874a3eac473a664ceaec65131d0ff',
     'Service': '1.0-cdf8e7393101b64daf5aad2efe97145b',
+    'Strategy': '1.0-2a5c4f22de50859ce853bc509161becc',
+    'Task': '1.0-f1ed086e5a29ce39787224ce8c2c8329',
 }
 
 

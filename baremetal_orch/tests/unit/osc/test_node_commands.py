@@ -18,6 +18,7 @@ from osc_lib import exceptions
 
 from baremetal_orch.osc import client
 from baremetal_orch.osc.v1 import node
+from baremetal_orch.osc.v1 import node_state
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.osc import fakes
 
@@ -106,24 +107,24 @@ class TestRequests(base.TestCase):
               {'op': 'replace', 'path': '/tags', 'value': ['keep']}])]),
         (node.DeleteNode, ['a', 'b'], {},
          [req('DELETE', 'nodes/a'), req('DELETE', 'nodes/b')]),
-        (node.ManageNode, ['a', 'b'], {},
+        (node_state.ManageNode, ['a', 'b'], {},
          [req('PUT', 'nodes/a/states/provision', {'target': 'manage'}),
           req('PUT', 'nodes/b/states/provision', {'target': 'manage'})]),
-        (node.ProvideNode, ['a'], {},
+        (node_state.ProvideNode, ['a'], {},
          [req('PUT', 'nodes/a/states/provision', {'target': 'provide'})]),
-        (node.DeployNode, ['a'], {},
+        (node_state.DeployNode, ['a'], {},
          [req('PUT', 'nodes/a/states/provision', {'target': 'active'})]),
-        (node.UndeployNode, ['a'], {},
+        (node_state.UndeployNode, ['a'], {},
          [req('PUT', 'nodes/a/states/provision', {'target': 'deleted'})]),
-        (node.SetMaintenance, ['a', '--reason', 'disk swap'], {},
+        (node_state.SetMaintenance, ['a', '--reason', 'disk swap'], {},
          [req('PUT', 'nodes/a/maintenance', {'reason': 'disk swap'})]),
-        (node.SetMaintenance, ['a'], {},
+        (node_state.SetMaintenance, ['a'], {},
          [req('PUT', 'nodes/a/maintenance', {})]),
-        (node.UnsetMaintenance, ['a'], {},
+        (node_state.UnsetMaintenance, ['a'], {},
          [req('DELETE', 'nodes/a/maintenance')]),
-        (node.EnableConsole, ['a'], {},
+        (node_state.EnableConsole, ['a'], {},
          [req('PUT', 'nodes/a/states/console', {'enabled': True})]),
-        (node.DisableConsole, ['a'], {},
+        (node_state.DisableConsole, ['a'], {},
          [req('PUT', 'nodes/a/states/console', {'enabled': False})]),
         (node.FilterNode,
          ['--selector', 'node_tags=control,ntp; rack_names=rack03',
@@ -160,7 +161,7 @@ class TestArgumentErrors(base.TestCase):
         (node.ListNode, ['--long', '--fields', 'uuid']),
         (node.ListNode, ['--fields', 'colour']),
         (node.ListNode, ['--maintenance', '--no-maintenance']),
-        (node.ManageNode, []),
+        (node_state.ManageNode, []),
     ]
 
     def test_command_errors(self):
@@ -304,7 +305,7 @@ class TestProvisionWait(base.TestCase):
         api = self._states(('verifying', 'manageable', None),
                            ('verifying', 'manageable', None),
                            ('manageable', None, None))
-        fakes.run(node.ManageNode, ['a', '--wait'], api)
+        fakes.run(node_state.ManageNode, ['a', '--wait'], api)
         self.assertEqual(4, len(api.calls))  # PUT + three GETs
         self.assertEqual([0.5, 0.5], self.sleeps)
 
@@ -312,7 +313,7 @@ class TestProvisionWait(base.TestCase):
         api = self._states(('deploying', 'active', None),
                            ('deploy failed', None, 'boom'))
         e = self.assertRaises(exceptions.CommandError, fakes.run,
-                              node.DeployNode, ['a', '--wait'], api)
+                              node_state.DeployNode, ['a', '--wait'], api)
         self.assertIn('a: deploy failed (boom)', str(e))
 
     def test_timeout(self):
@@ -322,5 +323,6 @@ class TestProvisionWait(base.TestCase):
             'baremetal_orch.osc.common.time.monotonic',
             lambda: next(clock)))
         e = self.assertRaises(exceptions.CommandError, fakes.run,
-                              node.ProvideNode, ['a', '--wait', '10'], api)
+                              node_state.ProvideNode, ['a', '--wait', '10'],
+                              api)
         self.assertIn('Timed out after 10 seconds', str(e))

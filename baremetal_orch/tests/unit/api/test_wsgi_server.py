@@ -15,7 +15,7 @@ capacity, graceful closes, API-SIG errors from the server itself."""
 import socket
 
 from baremetal_orch.api import app
-from baremetal_orch.common import wsgi_server
+from baremetal_orch.api import wsgi_server
 from baremetal_orch.tests import base
 from baremetal_orch.tests import httpraw
 
@@ -180,7 +180,7 @@ class TestPastCapacity(ListenerTestCase):
 class TestConfiguration(base.TestCase):
 
     def test_from_config(self):
-        from baremetal_orch.common import wsgi_server as ws
+        from baremetal_orch.api import wsgi_server as ws
         self.config(group='api', host_ip='127.0.0.1', port=0, api_workers=3,
                     backlog=77, max_queued_requests=5,
                     max_keepalive_connections=9,

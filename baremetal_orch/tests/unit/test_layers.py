@@ -1,0 +1,178 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The shape of the house (doc/source/admin/architecture.rst), kept by
+reading every module's imports:
+
+* the API uses objects and ``conductor/rpcapi.py``: no ``db`` and no other
+  conductor or flows module under ``api/``;
+* SQL lives under ``db/``: nothing else imports SQLAlchemy or
+  ``db/sqlalchemy/``, and ``db/api.py`` declares every function of the
+  modules it gathers;
+* ``common/`` is the bottom floor: it imports no other package of the
+  service;
+* no two modules import each other, directly or through others;
+* modules stay readable: under 500 lines.
+
+(``deployment/`` staying free of I/O is kept by its own test.)
+"""
+
+import ast
+import os
+
+import baremetal_orch
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.tests import base
+
+ROOT = os.path.dirname(baremetal_orch.__file__)
+PACKAGE = 'baremetal_orch'
+MAX_LINES = 500
+
+
+def product_modules():
+    """{module name: path} of every module of the service (no tests)."""
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames
+                       if d not in ('tests', '__pycache__', 'alembic')]
+        for name in filenames:
+            if not name.endswith('.py'):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, os.path.dirname(ROOT))[:-3]
+            module = rel.replace(os.sep, '.')
+            if module.endswith('.__init__'):
+                module = module[:-len('.__init__')]
+            found[module] = path
+    return found
+
+
+def imports_of(path, module, modules):
+    """The modules ``path`` imports at its top level (not inside
+    functions), as absolute names. ``from a import b`` is ``a.b`` when
+    that is a module of the service, else ``a``."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = module.split('.')
+                base_pkg = '.'.join(parts[:len(parts) - node.level])
+                prefix = base_pkg + ('.' + node.module if node.module
+                                     else '')
+            else:
+                prefix = node.module or ''
+            for alias in node.names:
+                full = '%s.%s' % (prefix, alias.name)
+                names.add(full if full in modules else prefix)
+    return names
+
+
+def _within(name, package):
+    return name == package or name.startswith(package + '.')
+
+
+class TestLayers(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.modules = product_modules()
+        self.imports = {m: imports_of(p, m, self.modules)
+                        for m, p in self.modules.items()}
+        self.assertGreater(len(self.modules), 100)
+
+    def offenders(self, where, forbidden, allowed=()):
+        found = []
+        for module, names in sorted(self.imports.items()):
+            if not _within(module, where):
+                continue
+            for name in sorted(names):
+                if (any(_within(name, f) for f in forbidden)
+                        and not any(_within(name, a) for a in allowed)):
+                    found.append('%s imports %s' % (module, name))
+        return found
+
+    def test_api_uses_objects_and_rpcapi_only(self):
+        self.assertEqual([], self.offenders(
+            'baremetal_orch.api',
+            ['baremetal_orch.db', 'baremetal_orch.conductor',
+             'baremetal_orch.flows', 'baremetal_orch.ironic', 'sqlalchemy',
+             'taskflow'],
+            allowed=['baremetal_orch.conductor.rpcapi']))
+
+    def test_sql_lives_under_db(self):
+        found = []
+        for module, names in sorted(self.imports.items()):
+            if _within(module, 'baremetal_orch.db'):
+                continue
+            for name in names:
+                if (_within(name, 'sqlalchemy') or
+                        _within(name, 'baremetal_orch.db.sqlalchemy')):
+                    found.append('%s imports %s' % (module, name))
+        self.assertEqual([], found)
+
+    def test_db_api_declares_every_function(self):
+        missing = []
+        for module in ('inventory', 'operations', 'services',
+                       'ironic_records'):
+            path = self.modules['baremetal_orch.db.sqlalchemy.' + module]
+            with open(path) as f:
+                tree = ast.parse(f.read())
+            implemented = {n.name for n in tree.body
+                           if isinstance(n, ast.FunctionDef)
+                           and not n.name.startswith('_')}
+            declared = {getattr(value, '__name__', None)
+                        for value in vars(dbapi).values()
+                        if getattr(value, '__module__', '').endswith(
+                            '.' + module)}
+            missing.extend('%s.%s' % (module, name)
+                           for name in sorted(implemented - declared))
+        self.assertEqual([], missing)
+
+    def test_common_is_the_ground_floor(self):
+        others = ['baremetal_orch.%s' % name for name in (
+            'api', 'cmd', 'conductor', 'db', 'deployment', 'drivers', 'flows',
+            'ironic', 'notifications', 'objects', 'osc', 'service')]
+        self.assertEqual([], self.offenders('baremetal_orch.common', others))
+
+    def test_no_circles(self):
+        graph = {m: {n for n in names if n in self.modules and n != m}
+                 for m, names in self.imports.items()}
+        # A package's __init__ that hands names on is no edge back.
+        circles = []
+        state = {}
+
+        def visit(module, path):
+            state[module] = 'open'
+            for target in sorted(graph[module]):
+                if state.get(target) == 'open':
+                    circles.append(' -> '.join(
+                        path[path.index(target):] + [target]))
+                elif target not in state:
+                    visit(target, path + [target])
+            state[module] = 'done'
+
+        for module in sorted(graph):
+            if module not in state:
+                visit(module, [module])
+        self.assertEqual([], circles)
+
+    def test_modules_stay_small(self):
+        large = []
+        for module, path in sorted(self.modules.items()):
+            with open(path) as f:
+                count = sum(1 for _line in f)
+            if count > MAX_LINES:
+                large.append('%s: %d lines' % (module, count))
+        self.assertEqual([], large)
