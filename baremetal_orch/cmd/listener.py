@@ -11,7 +11,7 @@
 #    under the License.
 """baremetal-orch-listener: print the versioned notifications.
 
-A sample consumer of the notifications of seed 004: it listens on
+A sample consumer of the versioned notifications: it listens on
 ``[DEFAULT]versioned_notifications_topics`` (or ``--topics``) of the
 notification transport and writes one JSON line per notification with its
 ``event_type``, ``publisher_id``, ``priority``, ``payload``, ``timestamp``

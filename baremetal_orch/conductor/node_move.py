@@ -9,11 +9,12 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Move a node to another conductor service, with seed 003's guards.
+"""Move a node to another conductor service, with the guards of the Ironic
+shards specification.
 
 This is what ``baremetal-orch-manage node move NODE --service HOST`` runs
 (the analogue of ``nova-manage ironic-compute-node-move``). The guards, in
-the seed's order, each with its own exception and exit code:
+the specification's order, each with its own exception and exit code:
 
 ====  ========================  ==========================================
 exit  exception                 refused when
@@ -34,11 +35,12 @@ exit  exception                 refused when
 A node that no service owns, or whose owning service has no record any
 more, may always move. The node's ``conductor`` and the ``conductor`` of
 its deployment record (if any) change in one database transaction
-(:func:`baremetal_orch.db.sqlalchemy.services.move_node_to_service`); a
+(``move_node_to_service`` of the database API); a
 lock the old service left on the node is released with it when that
 service is forced down or gone. A destination that serves another shard or
-conductor group than the node's is allowed, with a warning: the seed moves
-nodes between shards by changing the shard in Ironic first.
+conductor group than the node's is allowed, with a warning: the
+specification moves nodes between shards by changing the shard in Ironic
+first.
 """
 
 import dataclasses

@@ -11,7 +11,7 @@
 #    under the License.
 
 
-"""Pure domain rules of site deployment (seed 000), free of I/O.
+"""Pure domain rules of site deployment, free of I/O.
 
 * :mod:`~baremetal_orch.deployment.strategy`: the DeploymentStrategy
   document, its JSON schema, validation and dependency graph;

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Success criteria of a deployment group (seed 000).
+"""Success criteria of a deployment group.
 
 ``percent_successful_nodes``, ``minimum_successful_nodes`` and
 ``maximum_failed_nodes`` are evaluated separately and must all hold; every

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Kubernetes node labels: the full label set and the label diff (seed 001).
+"""Kubernetes node labels: the full label set and the label diff.
 
 Pure functions, no I/O. The rules:
 

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The plan (dry run) and the report of a site deployment (seed 000).
+"""The plan (dry run) and the report of a site deployment.
 
 Both are plain JSON-serializable dicts; the shapes are those of DESIGN
 section 4::
@@ -24,7 +24,7 @@ section 4::
                                 "misses"}},
               "nodes": {name: status}}
 
-:func:`summarize` turns a report into log lines (the seed's "report logged
+:func:`summarize` turns a report into log lines (the specification's "report logged
 before the end of the baremetal nodes step").
 """
 

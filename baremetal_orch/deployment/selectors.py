@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Node selectors of a deployment group (seed 000).
+"""Node selectors of a deployment group.
 
 A selector has four criteria: ``node_names``, ``node_tags``, ``node_labels``
 and ``rack_names``. The semantics, which the SQL resolver must reproduce

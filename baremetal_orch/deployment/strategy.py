@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The DeploymentStrategy document: model and validation (seed 000).
+"""The DeploymentStrategy document: model and validation.
 
 :func:`parse` turns a document (already loaded from JSON or YAML) into an
 immutable :class:`Strategy`, or raises the first problem found, in this

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The unique status of every node of a site deployment (seed 000).
+"""The unique status of every node of a site deployment.
 
 Each node has one status for the whole action: ``not_started``,
 ``prepared``, ``success`` or ``failure``. A node is sent to a phase only

@@ -9,11 +9,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""A shard-aware client of the Ironic API (seed 003).
+"""A shard-aware client of the Ironic API.
 
 :class:`IronicClient` talks to Ironic through openstacksdk's baremetal proxy
 with a keystoneauth session loaded from the ``[ironic]`` options. The rules
-of the seed it enforces:
+of the Ironic shards specification it enforces:
 
 * with ``[ironic]shard_key`` set, every node listing carries ``shard=``,
   and with ``[ironic]conductor_group`` set, ``conductor_group=``: all
@@ -429,7 +429,7 @@ class IronicClient:
 class PeerRing:
     """The legacy ``[ironic]peer_list`` mode: nodes spread on a hash ring.
 
-    Deprecated (seed 003): nodes move between peers whenever the ring
+    Deprecated: nodes move between peers whenever the ring
     changes. Use ``[ironic]shard_key`` with one service per shard.
     """
 

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Node records from the Ironic nodes of one conductor service (seed 003).
+"""Node records from the Ironic nodes of one conductor service.
 
 :func:`sync` lists the Ironic nodes of this service's shard and conductor
 group (through :class:`~baremetal_orch.ironic.client.IronicClient`, which

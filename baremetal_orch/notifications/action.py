@@ -13,7 +13,7 @@
 
 These event types are baremetal_orch's own (DESIGN section 8): an action
 run, the prepare and deploy phases of a deployment group, and the signals
-a node sends about its deployment (seed 002).
+a node sends about its deployment.
 """
 
 from oslo_versionedobjects import fields as ovo_fields
@@ -24,7 +24,7 @@ from baremetal_orch.objects import fields
 
 _START_END_ERROR = ('start', 'end', 'error')
 
-#: Signal status (seed 002) to notification status: an IN_PROGRESS signal
+#: Signal status to notification status: an IN_PROGRESS signal
 #: is a change that does not end the deployment (like provision_set's
 #: success), COMPLETE ends it, FAILED is an error.
 SIGNAL_STATUSES = {

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Versioned notifications: event types, publishers, payloads (seed 004).
+"""Versioned notifications: event types, publishers, payloads.
 
 A notification is a versioned object that carries a priority (``level``),
 an :class:`EventType`, a :class:`NotificationPublisher` and a payload, a

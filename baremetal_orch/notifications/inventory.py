@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Port and chassis payloads and notifications (seed 004)."""
+"""Port and chassis payloads and notifications."""
 
 from oslo_versionedobjects import fields as ovo_fields
 

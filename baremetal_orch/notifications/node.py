@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Node payloads and notifications (seed 004).
+"""Node payloads and notifications.
 
 ``NodePayload`` carries the public fields of a node; the CRUD payload adds
 ``chassis_uuid``, ``instance_info`` and ``driver_info``, the provision

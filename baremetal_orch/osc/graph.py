@@ -11,7 +11,7 @@
 #    under the License.
 """The group DAG of a deployment strategy in Graphviz DOT.
 
-:func:`to_dot` is a pure function: a strategy document (the seed's
+:func:`to_dot` is a pure function: a strategy document (the specification's
 ``schema``/``metadata``/``data.groups``), and optionally the ``report`` of
 an action that ran it, to DOT text. Each group is a box (critical groups
 drawn bold with a double border), each ``depends_on`` an edge from the

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Label drivers: they apply node labels to Kubernetes (seed 001)."""
+"""Label drivers: they apply node labels to Kubernetes."""
 
 from oslo_config import cfg
 from stevedore import driver as stevedore_driver

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Shard-aware conductors over a real Ironic (seed 003).
+"""Shard-aware conductors over a real Ironic.
 
 A real standalone Ironic (one per class) holds nodes in three shards; two
 ``baremetal-orch-conductor`` processes serve shards a and b over RabbitMQ

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """A listener on a REAL RabbitMQ receives every event type of the
-notification catalogue (seed 004).
+notification catalogue.
 
 baremetal-orch-api and baremetal-orch-conductor run as separate processes
 over RabbitMQ and PostgreSQL with ``notification_level = debug``; the sample

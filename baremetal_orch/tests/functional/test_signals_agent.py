@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Nodes signal a REAL all-in-one ``baremetal-orch`` over HTTP (seed 002).
+"""Nodes signal a REAL all-in-one ``baremetal-orch`` over HTTP.
 
 The process runs from a config file (sqlite, noauth, rpc_transport none,
 the fake driver writing each node's instance info to a config-drive

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""baremetal-orch-manage node move: seed 003's guards, the one-transaction
+"""baremetal-orch-manage node move: the Ironic shards specification's guards, the one-transaction
 move, and an injected failure between its two updates."""
 
 from unittest import mock

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Selector semantics (seed 000, DESIGN section 4.1)."""
+"""Selector semantics (the deployment grouping specification, DESIGN section 4.1)."""
 
 import types
 

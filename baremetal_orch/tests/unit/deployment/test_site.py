@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Site deployment rules (seed 000) replayed over the example site."""
+"""Site deployment rules replayed over the example site."""
 
 import json
 

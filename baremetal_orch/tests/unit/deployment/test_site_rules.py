@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Site deployment rules (seed 000): dependencies, overlaps, timeouts."""
+"""Site deployment rules: dependencies, overlaps, timeouts."""
 
 import threading
 

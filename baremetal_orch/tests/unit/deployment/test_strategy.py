@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""DeploymentStrategy model and validation (seed 000)."""
+"""DeploymentStrategy model and validation."""
 
 import copy
 

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Unique node status and claims (seed 000)."""
+"""Unique node status and claims."""
 
 import json
 import threading

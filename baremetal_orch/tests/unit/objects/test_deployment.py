@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The signal state machine and the deployment records (seed 002)."""
+"""The signal state machine and the deployment records."""
 
 import collections
 import json
