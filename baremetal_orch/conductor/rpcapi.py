@@ -34,7 +34,8 @@ _LOCAL_MANAGER = None
 
 #: Reconnections a call tries when the broker is unreachable. oslo.messaging
 #: would try forever, and an API request needing a conductor hung until the
-#: broker came back (the broker drill, doc/source/contributor/drills.rst); after these (a few seconds) it is a 503.
+#: broker came back (the broker drill, doc/source/contributor/drills.rst);
+#: after these (a few seconds) it is a 503.
 #: Casts keep the default: conductor work waits for the broker.
 CALL_RETRY = 2
 

@@ -24,8 +24,8 @@ section 4::
                                 "misses"}},
               "nodes": {name: status}}
 
-:func:`summarize` turns a report into log lines (the specification's "report logged
-before the end of the baremetal nodes step").
+:func:`summarize` turns a report into log lines (the specification's
+"report logged before the end of the baremetal nodes step").
 """
 
 
