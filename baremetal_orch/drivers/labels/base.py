@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The interface of label drivers (Kubernetes node labels, the node labels specification).
+"""The interface of label drivers (Kubernetes node labels).
 
 A label driver makes the labels of one Kubernetes node equal to the full
 label set baremetal_orch computed for it
