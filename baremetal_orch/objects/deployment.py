@@ -158,8 +158,9 @@ def current(node_uuid, action_uuid=None):
 
 # On MariaDB the record's INSERT after the UPDATE that supersedes the
 # node's previous records (a gap lock on the node index when there is none)
-# deadlocks with another node's: 16 nodes deploying at once hit it (the crash drill,
-# doc/source/contributor/drills.rst). The transaction is rolled back whole, so it is simply tried again.
+# deadlocks with another node's: 16 nodes deploying at once hit it (the
+# crash drill, doc/source/contributor/drills.rst). The transaction is rolled
+# back whole, so it is simply tried again.
 @oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True,
                            retry_interval=0.05, inc_retry_interval=True)
 def create(node, action_uuid, host):

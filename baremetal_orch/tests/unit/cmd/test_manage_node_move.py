@@ -9,8 +9,9 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""baremetal-orch-manage node move: the Ironic shards specification's guards, the one-transaction
-move, and an injected failure between its two updates."""
+"""baremetal-orch-manage node move: the guards of the Ironic shards
+specification, the one-transaction move, and an injected failure between
+its two updates."""
 
 from unittest import mock
 

@@ -184,7 +184,8 @@ class TestOsloCalls(base.DbTestCase):
 
     def test_broker_unreachable_is_503(self):
         # A new pooled connection that cannot reach the broker raises
-        # kombu's error, not oslo.messaging's (the broker drill, doc/source/contributor/drills.rst).
+        # kombu's error, not oslo.messaging's (the broker drill,
+        # doc/source/contributor/drills.rst).
         self.client.prepare.return_value.call.side_effect = (
             kombu_exc.OperationalError('[Errno 111] Connection refused'))
         e = self.assertRaises(exception.ServiceUnavailable,

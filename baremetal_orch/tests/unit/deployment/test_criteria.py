@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Success criteria (the deployment grouping specification, DESIGN section 4.5)."""
+"""Success criteria (the deployment grouping specification, DESIGN 4.5)."""
 
 import testscenarios
 

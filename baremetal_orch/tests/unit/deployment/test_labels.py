@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Tests of the pure node label rules (the node labels specification, DESIGN section 6)."""
+"""The pure node label rules (the node labels specification, DESIGN 6)."""
 
 import hypothesis
 from hypothesis import strategies as st

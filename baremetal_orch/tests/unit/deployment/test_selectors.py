@@ -10,7 +10,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Selector semantics (the deployment grouping specification, DESIGN section 4.1)."""
+"""Selector semantics (the deployment grouping specification, DESIGN
+4.1)."""
 
 import types
 

@@ -279,7 +279,8 @@ class TestEmit(base.TestCase):
 
 
 class TestCatalogue(base.TestCase):
-    """The event types of the notifications specification and DESIGN section 8, written out."""
+    """The event types of the notifications specification and DESIGN
+    section 8, written out."""
 
     def test_all_event_types(self):
         expected = set()
