@@ -11,38 +11,12 @@
 #    under the License.
 """The server's console scripts.
 
-Importing this package selects oslo.service's *threading* backend. No
-eventlet: oslo.messaging imports oslo.service, whose default backend is
-eventlet, and the choice is made once per process by whoever first asks for
-a backend. So every entry point of a server process imports this package
-before any other module of the server: the console scripts below,
-:mod:`baremetal_orch.wsgi`, the notification sender's child process and the
-tests. The OpenStackClient plugin does not, and neither does the package's
-``__init__``: an ``openstack`` process loads nothing of the server.
+Importing this package selects oslo.service's *threading* backend
+(:mod:`baremetal_orch.common.backend`), so every entry point of a server
+process imports it before any other module of the server: the console
+scripts below, :mod:`baremetal_orch.wsgi` and the tests. The OpenStackClient
+plugin does not, and neither does the package's ``__init__``: an
+``openstack`` process loads nothing of the server.
 """
 
-import warnings
-
-# oslo.messaging, oslo.utils and futurist still probe for an installed
-# eventlet; nothing here uses or monkey-patches it. Keep their deprecation
-# notices out of every command's output.
-warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
-warnings.filterwarnings('ignore', message='eventletutils module is deprecated')
-
-from oslo_service import backend as _backend  # noqa: E402
-
-
-def select_threading_backend():
-    """Make oslo.service use its threading backend in this process.
-
-    Idempotent. A process where something already chose another backend
-    keeps it (oslo.service cannot switch); the tests prove that no entry
-    point of the server lets that happen.
-    """
-    try:
-        _backend.init_backend(_backend.BackendType.THREADING)
-    except _backend.exceptions.BackendAlreadySelected:
-        pass
-
-
-select_threading_backend()
+from baremetal_orch.common import backend  # noqa: F401

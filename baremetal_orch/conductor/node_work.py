@@ -28,6 +28,7 @@ from baremetal_orch.conductor import provisioning
 from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.flows import dispatcher
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import deployment as deployments
 
 CONF = cfg.CONF
@@ -105,9 +106,14 @@ class NodeWork:
                                           record.status_reason))
                 record = None
         if wait and record is not None:
-            record = deployments.wait_for_final(
-                record.uuid, CONF.conductor.signal_timeout,
-                context=context)
+            try:
+                record = deployments.wait_for_final(
+                    record.uuid, CONF.conductor.signal_timeout,
+                    context=context)
+            except exception.ProvisioningTimeout:
+                notify.signal(context, deployments.Deployment.get(
+                    context, record.uuid), deployments.FAILED)
+                raise
             if record.status != deployments.COMPLETE:
                 raise exception.ProvisioningFailed(
                     node=node.ident,

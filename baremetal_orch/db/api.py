@@ -26,6 +26,7 @@ from baremetal_orch.db.sqlalchemy import services as _services
 get_engine = _base.get_engine
 reset_engine = _base.reset_engine
 masked_url = _base.masked_url
+taskflow_backend = _base.taskflow_backend
 
 # Nodes (db/sqlalchemy/inventory.py) ----------------------------------------
 get_node = _inventory.get_node

@@ -11,6 +11,7 @@
 #    under the License.
 """Schema migrations: alembic for our tables, taskflow's own for its own."""
 
+import contextlib
 import os
 
 from alembic import command as alembic_command
@@ -54,6 +55,8 @@ def version(engine=None):
 
 
 def _upgrade_taskflow(engine):
-    # Imported here: only the conductor and the manage command need it.
-    from baremetal_orch.flows import persistence
-    persistence.upgrade(engine)
+    """taskflow's persistence tables (the conductors' flows), created and
+    upgraded by taskflow's own migrations."""
+    backend = sqla_api.taskflow_backend(engine)
+    with contextlib.closing(backend.get_connection()) as conn:
+        conn.upgrade()

@@ -27,7 +27,7 @@ Each kind of action is a module of this package with the same parts
 * ``executor(runtime)``: the threads of its flow;
 * ``finish(runtime, error)``: record the end.
 
-Flows are persisted in the service database (:mod:`.persistence`): a
+Flows are persisted in the service database (taskflow's SQL backend): a
 conductor that dies mid-action is resumed by another, which claims the
 action once the dead one's heartbeat is stale.
 """
@@ -43,7 +43,6 @@ from taskflow.persistence import models as tf_models
 
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.flows import labels
-from baremetal_orch.flows import persistence
 from baremetal_orch.flows import site_deploy
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
@@ -87,7 +86,7 @@ class ActionEngines:
         executor = kind.executor(runtime)
         engine = engines.load_from_factory(
             kind.flow_factory, factory_args=kind.factory_args(runtime),
-            backend=persistence.get_backend(),
+            backend=dbapi.taskflow_backend(),
             book=tf_models.LogBook(action.uuid, uuid=action.uuid),
             engine='parallel', executor=executor)
         self._launch(kind, runtime, engine, executor)
@@ -96,7 +95,7 @@ class ActionEngines:
         """Resume a running action from its persisted flow."""
         kind = KINDS[action.name]
         runtime = kind.restore(context, action, self.dispatcher)
-        backend = persistence.get_backend()
+        backend = dbapi.taskflow_backend()
         with contextlib.closing(backend.get_connection()) as conn:
             book = conn.get_logbook(action.uuid)
         executor = kind.executor(runtime)

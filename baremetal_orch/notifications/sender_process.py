@@ -66,7 +66,7 @@ def make_conf(options):
 def _child_main(options, topics, items, sent, ready):
     """The child: a notifier built from ``options``; send what comes."""
     # Imported here: the parent needs none of it to start the child.
-    from baremetal_orch import cmd  # noqa: F401  (threading backend first)
+    from baremetal_orch.common import backend  # noqa: F401  (first)
     import oslo_messaging as messaging
 
     from baremetal_orch.common import context as orch_context

@@ -35,7 +35,6 @@ from oslo_utils import uuidutils
 from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import signals
-from baremetal_orch.notifications import notify
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
 
@@ -203,7 +202,8 @@ def instance_info(node, record, token):
 def wait_for_final(record_uuid, timeout, poll=0.1, context=None):
     """Wait for the final signal; returns the record.
 
-    :raises: ProvisioningTimeout when none comes within ``timeout``.
+    :raises: ProvisioningTimeout when none comes within ``timeout`` (the
+        record is then FAILED, with the event ``deployment.signal.timeout``).
     """
     deadline = time.monotonic() + timeout
     while True:
@@ -226,8 +226,6 @@ def wait_for_final(record_uuid, timeout, poll=0.1, context=None):
                 action_uuid=record.action_uuid, message=reason,
                 details={'deployment_uuid': record.uuid, 'status': FAILED,
                          'reason': reason})
-            if context is not None:
-                notify.signal(context, record, FAILED)
             raise exception.ProvisioningTimeout(
                 node=record.node_uuid, state='a final signal',
                 timeout=timeout)
@@ -235,8 +233,9 @@ def wait_for_final(record_uuid, timeout, poll=0.1, context=None):
 
 
 def process(context, record, body, token=None):
-    """Apply a signal: update the record, record the event, notify
-    (:func:`baremetal_orch.deployment.signals.decide` is the rule).
+    """Apply a signal: update the record, record the event
+    (:func:`baremetal_orch.deployment.signals.decide` is the rule). The
+    caller sends the notification of the updated record.
 
     :param token: the signal token the node sent, masked wherever the
         body repeats it.
@@ -258,5 +257,4 @@ def process(context, record, body, token=None):
     dbapi.create_event(decision.event_type, resource_uuid=record.node_uuid,
                        action_uuid=record.action_uuid,
                        message=decision.message, details=decision.details)
-    notify.signal(context, updated, decision.status)
     return updated

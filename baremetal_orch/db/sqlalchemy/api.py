@@ -185,6 +185,20 @@ def get_engine():
     return _facade().writer.get_engine()
 
 
+def taskflow_backend(engine=None):
+    """taskflow's SQL persistence backend, on the service database: the
+    flows of actions are saved in taskflow's own tables there, so a
+    conductor that dies mid-action is resumed by the next one without
+    redoing finished work."""
+    # Imported here: only conductors and the manage command need it.
+    from taskflow.persistence.backends import impl_sqlalchemy
+
+    engine = engine or get_engine()
+    return impl_sqlalchemy.SQLAlchemyBackend(
+        {'connection': engine.url.render_as_string(hide_password=False)},
+        engine=engine)
+
+
 @contextlib.contextmanager
 def _mode(mode, transaction):
     outer = getattr(_MODE, 'mode', None)

@@ -36,6 +36,7 @@ from baremetal_orch.api import utils
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
 from baremetal_orch.deployment import signals
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import deployment as deployments
 
 LOG = log.getLogger(__name__)
@@ -193,8 +194,9 @@ class SignalsController(rest.RestController):
             raise exception.InvalidSignalToken(uuid=uuid)
         body = validation.parse_json(read_body(request))
         validation.validate(schema.SIGNAL, body, 'signal')
-        record = deployments.process(utils.context(), record, body,
-                                     token=token)
+        ctx = utils.context()
+        record = deployments.process(ctx, record, body, token=token)
+        notify.signal(ctx, record, record.status)
         LOG.info('Deployment %(uuid)s of node %(node)s signalled %(status)s',
                  {'uuid': record.uuid, 'node': record.node_uuid,
                   'status': record.status})

@@ -27,6 +27,7 @@ from baremetal_orch.api import app
 from baremetal_orch.common import policy
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import signals
+from baremetal_orch.notifications import notify
 from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.tests import base
 
@@ -74,7 +75,7 @@ class TestSignalApi(SignalTestMixin, base.ApiTestCase):
             action_uuid=self.action_uuid)
         self.path = signal_path(self.record)
         self.notify = self.useFixture(fixtures.MockPatchObject(
-            deployments.notify, 'signal')).mock
+            notify, 'signal')).mock
 
     def row(self):
         return dbapi.get_deployment(self.record.uuid)

@@ -1,0 +1,47 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""oslo.service's *threading* backend, selected on import.
+
+No eventlet: oslo.messaging imports oslo.service, whose default backend is
+eventlet, and the choice is made once per process by whoever first asks for
+a backend. Every entry point of a server process imports this module (by
+importing :mod:`baremetal_orch.cmd`) before any other module of the server;
+the notification sender's child process imports it first. The
+OpenStackClient plugin does not: an ``openstack`` process loads nothing of
+the server.
+"""
+
+import warnings
+
+# oslo.messaging, oslo.utils and futurist still probe for an installed
+# eventlet; nothing here uses or monkey-patches it. Keep their deprecation
+# notices out of every command's output.
+warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+warnings.filterwarnings('ignore', message='eventletutils module is deprecated')
+
+from oslo_service import backend as _backend  # noqa: E402
+
+
+def select_threading_backend():
+    """Make oslo.service use its threading backend in this process.
+
+    Idempotent. A process where something already chose another backend
+    keeps it (oslo.service cannot switch); the tests prove that no entry
+    point of the server lets that happen.
+    """
+    try:
+        _backend.init_backend(_backend.BackendType.THREADING)
+    except _backend.exceptions.BackendAlreadySelected:
+        pass
+
+
+select_threading_backend()
