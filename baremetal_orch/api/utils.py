@@ -298,3 +298,15 @@ def record_list(name, params, list_func, to_dict, fields, sort_keys,
     records = list_func(given, limit, marker, sort_key, sort_dir)
     return collection(name, [to_dict(r, wanted) for r in records], limit,
                       marker=records[-1].uuid if records else None)
+
+
+def record_doc(record, fields):
+    """The document of a record (an object): its ``fields``, timestamps
+    in ISO 8601."""
+    doc = {}
+    for field in fields:
+        value = getattr(record, field)
+        if field.endswith('_at') and value is not None:
+            value = timestamp(value)
+        doc[field] = value
+    return doc

@@ -32,12 +32,7 @@ UUID_FILTERS = ('node_uuid', 'action_uuid')
 
 def to_dict(record, fields=None):
     """The public document of a deployment record."""
-    doc = {}
-    for field in fields or FIELDS:
-        value = getattr(record, field)
-        if field.endswith('_at') and value is not None:
-            value = utils.timestamp(value)
-        doc[field] = value
+    doc = utils.record_doc(record, fields or FIELDS)
     doc['links'] = utils.link('deployments/%s' % record.uuid)
     return doc
 

@@ -31,14 +31,8 @@ FILTERS = ('resource_uuid', 'action_uuid', 'event_type')
 UUID_FILTERS = ('resource_uuid', 'action_uuid')
 
 
-def to_dict(row, fields=None):
-    doc = {}
-    for field in fields or FIELDS:
-        value = getattr(row, field)
-        if field.endswith('_at') and value is not None:
-            value = utils.timestamp(value)
-        doc[field] = value
-    return doc
+def to_dict(event, fields=None):
+    return utils.record_doc(event, fields or FIELDS)
 
 
 class EventsController(rest.RestController):

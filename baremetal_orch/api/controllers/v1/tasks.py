@@ -25,14 +25,8 @@ FIELDS = ('uuid', 'kind', 'name', 'status', 'reason', 'node_uuid',
           'finished_at', 'updated_at')
 
 
-def to_dict(row):
-    doc = {}
-    for field in FIELDS:
-        value = getattr(row, field)
-        if field.endswith('_at') and value is not None:
-            value = utils.timestamp(value)
-        doc[field] = value
-    return doc
+def to_dict(task):
+    return utils.record_doc(task, FIELDS)
 
 
 def _start_order(action_uuid):
