@@ -44,7 +44,7 @@ Admitted = collections.namedtuple('Admitted', ['action', 'site'])
 
 def resolve_groups(strategy):
     """{group: [node names]} with one indexed query per group."""
-    return {g.name: dbapi.resolve_selectors(g.selectors)
+    return {g.name: node_obj.Node.names_matching(g.selectors)
             for g in strategy.groups}
 
 

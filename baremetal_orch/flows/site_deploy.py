@@ -40,10 +40,12 @@ from taskflow import task
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
+from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.flows import runtime as runtime_mod
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
+from baremetal_orch.objects import node as node_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -157,8 +159,15 @@ def begin(context, action, host, dispatcher, site=None):
     :returns: the :class:`SiteRuntime`.
     """
     progress = action.progress or {}
-    if site is None:
+    if site is None and 'site' in progress:
         site = site_mod.SiteDeployment.from_dict(progress['site'])
+    elif site is None:
+        # Created by an API of the previous release (RPC API 1.0), which
+        # only stored the strategy: resolve its selectors now.
+        strategy = strategy_mod.parse(action.parameters['strategy'])
+        site = site_mod.SiteDeployment(strategy, {
+            g.name: node_obj.Node.names_matching(g.selectors)
+            for g in strategy.groups})
     now = timeutils.utcnow()
     root = dbapi.create_task({
         'action_uuid': action.uuid, 'kind': 'action', 'name': action.name,

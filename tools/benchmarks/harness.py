@@ -98,16 +98,12 @@ class Service:
         dbapi.create_strategy(document['metadata']['name'], document)
 
     def run_action(self, strategy_name, timeout=3600):
-        """Start deploy_site as the API does; wait; return (action, secs)."""
-        from baremetal_orch.db import api as dbapi
-        document = dbapi.get_strategy(strategy_name).document
-        action = action_obj.Action(
-            self.context, name='deploy_site', state='pending',
-            parameters={'deployment_strategy': strategy_name,
-                        'strategy': document})
-        action.create()
+        """Start deploy_site as the API does (the conductor admits it);
+        wait; return (action, seconds)."""
         start = time.monotonic()
-        self.manager.start_action(self.context, action.uuid)
+        action = self.manager.admit_action(
+            self.context, uuidutils.generate_uuid(), 'deploy_site',
+            {'deployment_strategy': strategy_name})
         deadline = start + timeout
         while time.monotonic() < deadline:
             action = action_obj.Action.get(self.context, action.uuid)

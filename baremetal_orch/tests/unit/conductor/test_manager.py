@@ -335,3 +335,32 @@ class TestConsoleRestore(ManagerTestCase):
         dbapi.update_service('dead-host', {'forced_down': True})
         self.manager.periodics.take_over()
         self.assertEqual([('d1', True), ('d1', True)], self.calls)
+
+
+class TestActionsOfThePreviousRelease(ManagerTestCase):
+    """RPC API 1.0: the API created a pending action with its strategy
+    document only, then called start_action."""
+
+    def test_start_action_resolves_and_runs_it(self):
+        for name, tag in (('ntp01', 'ntp'), ('ctl01', 'control')):
+            self.create_node(name=name, tags=[tag])
+        document = {
+            'schema': 'shipyard/DeploymentStrategy/v1',
+            'metadata': {'name': 'old'},
+            'data': {'groups': [
+                {'name': 'ntp', 'critical': True, 'depends_on': [],
+                 'selectors': [{'node_tags': ['ntp']}]},
+                {'name': 'control', 'critical': True,
+                 'depends_on': ['ntp'],
+                 'selectors': [{'node_tags': ['control']}]}]}}
+        action = dbapi.create_action({
+            'name': 'deploy_site', 'state': 'pending',
+            'parameters': {'deployment_strategy': 'old',
+                           'strategy': document}})
+        self.manager.start_action(self.ctx, action.uuid)
+        self.manager.actions.wait(60)
+        done = dbapi.get_action(action.uuid)
+        self.assertEqual(('complete', 'success'), (done.state, done.result))
+        self.assertEqual(['ntp', 'control'], done.report['order'])
+        self.assertEqual({'ntp01': 'success', 'ctl01': 'success'},
+                         done.report['nodes'])
