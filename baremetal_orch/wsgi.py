@@ -21,6 +21,7 @@ import os
 # First: selects oslo.service's threading backend for this process.
 from baremetal_orch import cmd  # noqa: F401
 from baremetal_orch.api import app  # noqa: H306  (after cmd, on purpose)
+from baremetal_orch.common import profiler
 from baremetal_orch import service
 
 
@@ -32,6 +33,10 @@ def _config_files():
 def init_application():
     service.prepare_service([], binary='baremetal-orch-api',
                             default_config=_config_files())
+    # Under uwsgi or mod_wsgi the server owns the signals: reports come
+    # from [oslo_reports]file_event_handler only.
+    profiler.setup_reports('baremetal-orch-api', setup_signal=False)
+    profiler.setup('baremetal-orch-api', service.CONF.host)
     return app.setup_app()
 
 

@@ -24,7 +24,9 @@
 # brought up. Needs root for starting and installing; checking needs nothing.
 #
 # Usage: tools/ensure-services.sh [postgresql] [mariadb] [rabbitmq] [redis]
-#        (no argument: all four)
+#                                 [zookeeper]
+#        (no argument: the first four; ZooKeeper 127.0.0.1:2181, Debian's
+#        zookeeperd, for the jobboard tests, only when named)
 
 set -eu
 
@@ -90,6 +92,12 @@ check_redis() {
     fi
 }
 
+check_zookeeper() {
+    # "srvr" is in ZooKeeper's default four-letter-word whitelist.
+    [ -n "$(timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/2181;
+        echo srvr >&3; cat <&3' 2>/dev/null | grep -i '^Zookeeper version')" ]
+}
+
 # --- installation (only when the server is missing) -----------------------
 
 apt_install() {
@@ -116,6 +124,14 @@ installed_rabbitmq() {
 
 installed_redis() {
     have redis-server
+}
+
+installed_zookeeper() {
+    [ -x /etc/init.d/zookeeper ] && [ -r /usr/share/java/zookeeper.jar ]
+}
+
+install_zookeeper() {
+    apt_install zookeeperd
 }
 
 install_postgresql() {
@@ -161,6 +177,10 @@ configure_redis() {
     :
 }
 
+configure_zookeeper() {
+    :
+}
+
 # --- starting ---------------------------------------------------------------
 
 start_postgresql() {
@@ -183,6 +203,20 @@ start_redis() {
     redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 \
         --save "" --appendonly no --dir /var/lib/redis \
         --logfile /var/log/redis/ci.log
+}
+
+start_zookeeper() {
+    # taskflow's ZooKeeper jobboard asks the server's version with "envi",
+    # which ZooKeeper 3.5+ refuses unless whitelisted; the data directory
+    # of Debian's zoo.cfg must belong to the zookeeper user.
+    local cfg=/etc/zookeeper/conf/zoo.cfg datadir
+    if ! grep -q '^4lw.commands.whitelist=' "$cfg"; then
+        echo '4lw.commands.whitelist=envi,ruok,srvr,stat' >>"$cfg"
+    fi
+    datadir=$(sed -n 's/^dataDir=//p' "$cfg")
+    mkdir -p "${datadir:-/var/lib/zookeeper}"
+    chown -R zookeeper:zookeeper "${datadir:-/var/lib/zookeeper}"
+    /etc/init.d/zookeeper start
 }
 
 wait_for() {
@@ -236,7 +270,7 @@ main() {
     fi
     for service in $services; do
         case "$service" in
-            postgresql|mariadb|rabbitmq|redis) ensure "$service" ;;
+            postgresql|mariadb|rabbitmq|redis|zookeeper) ensure "$service" ;;
             *) say "ERROR: unknown service '$service'"; exit 2 ;;
         esac
     done

@@ -32,6 +32,7 @@ import webob.request
 from baremetal_orch.api import errors
 from baremetal_orch.api import hooks
 from baremetal_orch.common import exception
+from baremetal_orch.common import profiler
 
 CONF = cfg.CONF
 ACCESS_LOG = log.getLogger('baremetal_orch.api.access')
@@ -225,6 +226,8 @@ def setup_app():
                      group='oslo_middleware')
     app = cors.CORS(app, CONF)
     app = errors.ErrorDocumentMiddleware(app)
+    # A request signed with [profiler]hmac_keys is traced (osprofiler).
+    app = profiler.wsgi_middleware(app)
     app = request_id.RequestId(app)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
     return AccessLog(app)

@@ -11,7 +11,7 @@
 #    under the License.
 """A threaded HTTP/1.1 WSGI server (cheroot): no eventlet.
 
-Its capacity comes from ``[api]``: ``api_workers`` threads run requests,
+Its capacity comes from ``[api]``: ``workers`` threads run requests,
 ``max_queued_requests`` more wait for a thread, the kernel holds
 ``backlog`` connections not accepted yet, and ``max_keepalive_connections``
 stay open between requests. Past that capacity:
@@ -40,7 +40,6 @@ import json
 import logging
 import queue
 import selectors
-import signal
 import socket
 import threading
 import time
@@ -332,7 +331,7 @@ class _CherootServer(wsgi.Server):
             _close_files(conn)
             self.closer.add(conn.socket, _error_bytes(
                 '503 Service Unavailable',
-                'The API is at its capacity ([api]api_workers busy and '
+                'The API is at its capacity ([api]workers busy and '
                 '[api]max_queued_requests waiting); retry later.',
                 code=exception.ServiceUnavailable.code,
                 extra=('Retry-After: %d' % RETRY_AFTER,)))
@@ -349,7 +348,7 @@ class _CherootServer(wsgi.Server):
 class Server:
     """The API's HTTP listener.
 
-    :param threads: threads running requests (``[api]api_workers``).
+    :param threads: threads running requests (``[api]workers``).
     :param backlog: the listen(2) backlog (``[api]backlog``).
     :param max_queued: requests waiting for a thread before a 503
         (``[api]max_queued_requests``).
@@ -379,7 +378,7 @@ class Server:
         """A server with the ``[api]`` options of ``conf``."""
         api = conf.api
         return cls(application, api.host_ip, api.port,
-                   threads=api.api_workers, backlog=api.backlog,
+                   threads=api.workers, backlog=api.backlog,
                    max_queued=api.max_queued_requests,
                    max_keepalive=api.max_keepalive_connections,
                    max_header_size=api.max_request_header_size)
@@ -389,20 +388,9 @@ class Server:
         """Requests answered 503 because the server was at capacity."""
         return self._server.refused
 
-    def serve_forever(self, install_signals=True):
-        if install_signals:
-            # cheroot's stop() waits for its serve loop: never call it from
-            # a signal handler running inside that loop.
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(sig, lambda *_: threading.Thread(
-                    target=self.stop, daemon=True).start())
-        try:
-            self._server.serve()
-        finally:
-            self.stop()
-
     def start(self):
-        """Serve in a background thread (tests, the all-in-one)."""
+        """Serve in a background thread (the API's and the all-in-one's
+        oslo.service Service, tests)."""
         self._thread = threading.Thread(target=self._server.serve,
                                         daemon=True, name='wsgi')
         self._thread.start()

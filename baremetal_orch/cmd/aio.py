@@ -18,14 +18,17 @@ API, runs ``deploy_site`` and prints the report (see README.rst).
 """
 
 import sys
+import threading
 
 from oslo_config import cfg
 from oslo_log import log
 
-from baremetal_orch.api import app
-from baremetal_orch.api import wsgi_server
+from baremetal_orch.api import wsgi_service
 from baremetal_orch.common import exception
+from baremetal_orch.common import launcher
+from baremetal_orch.common import profiler
 from baremetal_orch.conductor import manager as manager_mod
+from baremetal_orch.conductor import rpc_service
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
@@ -58,6 +61,59 @@ def _embedded_defaults():
     CONF.set_default('heartbeat_interval', 2, group='conductor')
 
 
+class AllInOneService(launcher.ProcessService):
+    """The conductor (direct calls, no broker) and the API in one
+    process. Stop (SIGTERM): the listener closes, the node work running
+    finishes (bounded), the notifications are flushed."""
+
+    def __init__(self, api):
+        super().__init__()
+        self.api = api
+        self.manager = None
+
+    def _start(self):
+        profiler.setup('baremetal-orch', CONF.host)
+        # The notification sender (when notifications are on) is up first.
+        notifier.start(conductor=True)
+        self.manager = manager_mod.ConductorManager(CONF.host)
+        self.manager.init_host()
+        rpcapi.set_local_manager(self.manager)
+        self.api.start()
+        rpc_service.log_mutable_options(CONF.host)
+
+    def reset(self):
+        rpc_service.log_mutable_options(CONF.host)
+
+    def _stop(self):
+        self.api.stop()
+        if self.manager is not None:
+            self.manager.del_host(wait=True,
+                                  timeout=rpc_service.stop_timeout())
+        notifier.flush(CONF.notification_flush_timeout)
+        notifier.cleanup()
+
+
+def _run_demo(svc, endpoint):
+    """--site-dir: load the site through the API, deploy it, report."""
+    svc.started.wait()
+    if svc.ended.is_set():
+        return
+    try:
+        status = demo.run(endpoint, CONF.site_dir, CONF.failure,
+                          database=dbapi.masked_url())
+    except demo.FreshDatabaseNeeded as e:
+        print(e, file=sys.stderr, flush=True)
+        svc.finish(2)
+        return
+    except Exception:
+        LOG.exception('The site deployment could not run')
+        status = 1
+    if CONF.exit_when_done:
+        svc.finish(status)
+    else:
+        print('Still serving %s; Ctrl-C to stop.' % endpoint, flush=True)
+
+
 def main(argv=None):
     CONF.register_cli_opts(cli_opts)
     _embedded_defaults()
@@ -66,39 +122,21 @@ def main(argv=None):
         migration.upgrade()
     except exception.DatabaseUnavailable as e:
         sys.exit('baremetal-orch: %s' % e)
-    # The notification sender (when notifications are on) is up first.
-    notifier.start(conductor=True)
-    manager = manager_mod.ConductorManager(CONF.host)
-    manager.init_host()
-    rpcapi.set_local_manager(manager)
-    server = wsgi_server.Server.from_config(app.setup_app(), CONF)
-    endpoint = 'http://%s:%s' % (CONF.api.host_ip, server.port)
+    profiler.setup_reports('baremetal-orch')
+    api = wsgi_service.WSGIService()
+    endpoint = api.endpoint
     LOG.info('baremetal-orch all-in-one serving %s (rpc_transport=%s, '
              'auth=%s)', endpoint, CONF.rpc_transport,
              CONF.api.auth_strategy)
     print('baremetal-orch all-in-one: API on %s' % endpoint, flush=True)
-    status = 0
-    try:
-        if CONF.site_dir:
-            server.start()
-            try:
-                status = demo.run(endpoint, CONF.site_dir, CONF.failure,
-                                  database=dbapi.masked_url())
-            except demo.FreshDatabaseNeeded as e:
-                print(e, file=sys.stderr, flush=True)
-                return 2
-            if not CONF.exit_when_done:
-                print('Still serving %s; Ctrl-C to stop.' % endpoint,
-                      flush=True)
-                server._thread.join()
-        else:
-            server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-        manager.del_host(wait=False)
-    return status
+    svc = AllInOneService(api)
+    sig_launcher = launcher.SignalLauncher(CONF)
+    sig_launcher.install_signal_handlers()
+    sig_launcher.launch(svc)
+    if CONF.site_dir:
+        threading.Thread(target=_run_demo, args=(svc, endpoint),
+                         name='site-demo', daemon=True).start()
+    launcher.exit_now(sig_launcher.run())
 
 
 if __name__ == '__main__':

@@ -9,29 +9,29 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""baremetal-orch-api: the API server on its own."""
+"""baremetal-orch-api: the API server on its own, on oslo.service."""
 
 import sys
 
 from oslo_config import cfg
-from oslo_log import log
 
-from baremetal_orch.api import app
-from baremetal_orch.api import wsgi_server
+from baremetal_orch.api import wsgi_service
+from baremetal_orch.common import launcher
+from baremetal_orch.common import profiler
 from baremetal_orch.notifications import notifier
 from baremetal_orch import service
 
 CONF = cfg.CONF
-LOG = log.getLogger(__name__)
 
 
 def main(argv=None):
     service.prepare_service(argv, binary='baremetal-orch-api')
+    profiler.setup_reports('baremetal-orch-api')
+    profiler.setup('baremetal-orch-api', CONF.host)
     # The notification sender is up before the first notification.
     notifier.start()
-    server = wsgi_server.Server.from_config(app.setup_app(), CONF)
-    LOG.info('API listening on %s:%s', CONF.api.host_ip, server.port)
-    server.serve_forever()
+    launcher.serve(CONF, wsgi_service.WSGIService(
+        on_stop=notifier.cleanup))
 
 
 if __name__ == '__main__':

@@ -31,6 +31,7 @@ from oslo_config import cfg
 from oslo_log import log
 import oslo_messaging as messaging
 
+from baremetal_orch.common import profiler
 from baremetal_orch import service
 
 CONF = cfg.CONF
@@ -121,6 +122,7 @@ def serve(transport, topics, stop, stream, pool=None, event_type=None):
 def main(argv=None):
     CONF.register_cli_opts(cli_opts)
     service.prepare_service(argv, binary='baremetal-orch-listener')
+    profiler.setup_reports('baremetal-orch-listener')
     transport = messaging.get_notification_transport(
         CONF, url=CONF.listener_transport_url)
     stop = threading.Event()

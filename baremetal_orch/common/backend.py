@@ -20,12 +20,17 @@ OpenStackClient plugin does not: an ``openstack`` process loads nothing of
 the server.
 """
 
+import sys
 import warnings
 
-# oslo.messaging, oslo.utils and futurist still probe for an installed
-# eventlet; nothing here uses or monkey-patches it. Keep their deprecation
-# notices out of every command's output.
-warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+# eventlet is installed (oslo.service requires it) but a server process never
+# imports it: futurist, oslo.utils, oslo.messaging and kombu import it only
+# to probe for it, and take their threading paths when the import fails.
+# A None entry in sys.modules makes every "import eventlet" raise
+# ImportError (unless something imported it before this module).
+if 'eventlet' not in sys.modules:
+    sys.modules['eventlet'] = None
+# oslo.utils still warns that its eventletutils module is deprecated.
 warnings.filterwarnings('ignore', message='eventletutils module is deprecated')
 
 from oslo_service import backend as _backend  # noqa: E402

@@ -316,6 +316,14 @@ class DatabaseUnavailable(ServiceUnavailable):
     _msg_fmt = 'Cannot open the database %(url)s: %(reason)s'
 
 
+class CoordinationUnavailable(ServiceUnavailable):
+    """The taskflow jobboard's backend (Redis, ZooKeeper) cannot be
+    reached: an action cannot be posted."""
+    code = 'baremetal_orch.coordination_unavailable'
+    _msg_fmt = ('The coordination backend %(backend)s is unavailable: '
+                '%(reason)s')
+
+
 class NoConductorAvailable(ServiceUnavailable):
     code = 'baremetal_orch.no_conductor'
     _msg_fmt = 'No conductor service is available to handle %(what)s.'

@@ -63,11 +63,14 @@ def get_transport():
     return _TRANSPORT
 
 
-def get_client(serializer, topic=TOPIC, version='1.0', timeout=None):
-    """An RPC client; ``serializer`` serializes the entities."""
+def get_client(serializer, topic=TOPIC, version='1.0', timeout=None,
+               version_cap=None):
+    """An RPC client; ``serializer`` serializes the entities;
+    ``version_cap`` the highest version it may send (``can_send_version``).
+    """
     target = messaging.Target(topic=topic, version=version)
     return messaging.get_rpc_client(
-        get_transport(), target,
+        get_transport(), target, version_cap=version_cap,
         serializer=RequestContextSerializer(serializer), timeout=timeout)
 
 

@@ -11,7 +11,10 @@
 #    under the License.
 """The conductor's RPC endpoint: thin, it locks nodes and delegates."""
 
+import threading
+
 import futurist
+from futurist import waiters
 from oslo_config import cfg
 from oslo_log import log
 import oslo_messaging as messaging
@@ -20,6 +23,7 @@ from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
 from baremetal_orch.conductor import admission
+from baremetal_orch.conductor import batch_work
 from baremetal_orch.conductor import node_work
 from baremetal_orch.conductor import periodics
 from baremetal_orch.conductor import provisioning
@@ -45,7 +49,8 @@ class ConductorManager:
 
     # Version 1.0: Initial version
     # Version 1.1: admit_action (start_action kept for 1.0 callers)
-    RPC_API_VERSION = '1.1'
+    # Version 1.2: run_nodes_phase (run_node_phase kept for 1.1 callers)
+    RPC_API_VERSION = '1.2'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None):
@@ -54,7 +59,12 @@ class ConductorManager:
         self.periodics = None
         self.actions = None
         self.node_work = None
+        self.batch_work = None
         self.ironic_sync = None
+        #: Set once del_host began: no new background work is taken.
+        self.stopping = False
+        self._inflight = set()
+        self._inflight_lock = threading.Lock()
 
     # Life cycle ------------------------------------------------------------
 
@@ -67,6 +77,8 @@ class ConductorManager:
             self.actions = engine.ActionEngines(
                 self.host, dispatcher.NodeDispatcher(rpcapi.ConductorAPI()))
             self.node_work = node_work.NodeWork(self.host)
+            self.batch_work = batch_work.BatchWork(
+                self.host, self.node_work, self._spawn)
             self.periodics = periodics.Periodics(self)
             # What this host's previous life left (nodes in a working
             # state, locks) is cleared before the RPC server delivers
@@ -102,17 +114,50 @@ class ConductorManager:
                  self.host, CONF.ironic.shard_key,
                  CONF.ironic.conductor_group)
 
-    def del_host(self, wait=True):
+    def del_host(self, wait=True, timeout=None):
+        """Stop: no new background work; the periodic tasks end; the node
+        work running now finishes (``wait``, at most ``timeout`` seconds).
+
+        What is left (an action's next groups, work past the timeout) is
+        resumable: the next start of this host, or a peer taking it over,
+        resumes it from the database, as after a crash.
+        """
+        self.stopping = True
         if self.periodics:
             self.periodics.stop()
         if self.actions:
             self.actions.stop()
+        if self.batch_work:
+            self.batch_work.stop()
         if self.executor:
-            self.executor.shutdown(wait=wait)
+            if wait:
+                with self._inflight_lock:
+                    inflight = list(self._inflight)
+                done, left = waiters.wait_for_all(inflight, timeout)
+                if left:
+                    LOG.warning('Conductor %s stops with %d node work(s) '
+                                'still running after %ss; they resume at '
+                                'the next start or on a peer', self.host,
+                                len(left), timeout)
+            self.executor.shutdown(wait=False)
         LOG.info('Conductor %s stopped', self.host)
 
     def _spawn(self, func, *args, **kwargs):
-        return self.executor.submit(func, *args, **kwargs)
+        if self.stopping:
+            # As if this process had ended before the work began: the
+            # work is resumed (its task row is still pending).
+            LOG.info('Conductor %s is stopping: %s not started', self.host,
+                     getattr(func, '__name__', func))
+            return None
+        future = self.executor.submit(func, *args, **kwargs)
+        with self._inflight_lock:
+            self._inflight.add(future)
+        future.add_done_callback(self._forget)
+        return future
+
+    def _forget(self, future):
+        with self._inflight_lock:
+            self._inflight.discard(future)
 
     # Node states -----------------------------------------------------------
 
@@ -231,3 +276,11 @@ class ConductorManager:
         conductor to the node's owner); the outcome goes to the task row."""
         self._spawn(self.node_work.run_node_phase, context, action_uuid,
                     task_uuid, node_uuid, phase, params or {})
+
+    def run_nodes_phase(self, context, action_uuid, items, phase,
+                        params=None):
+        """Prepare or deploy a batch of nodes of an action (RPC 1.2):
+        ``items`` is ``[(task uuid, node uuid)]``; the outcomes go to the
+        task rows."""
+        self._spawn(self.batch_work.run, context, action_uuid,
+                    [tuple(i) for i in items], phase, params or {})

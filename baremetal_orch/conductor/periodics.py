@@ -9,14 +9,23 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Periodic work of a conductor: heartbeat and take-over of dead peers.
+"""Periodic work of a conductor, on futurist's PeriodicWorker (as Ironic).
 
-Each job runs in its own thread with its own interval, so a slow sync
-never delays the heartbeat (and none of it runs in the API's threads).
+The tasks: ``heartbeat`` (``[conductor]heartbeat_interval``),
+``take_over`` of dead peers' nodes and actions
+(``[conductor]take_over_interval``), ``restore_consoles`` of dead peers'
+nodes (``[conductor]console_restore_interval``) and, with an Ironic
+backend, ``ironic_sync`` (``[conductor]sync_interval``). Each has its own
+spacing; futurist never runs a task again before its previous run ended
+(no overlap), and the tasks run on a small pool of their own
+(``[conductor]periodic_max_workers``), so a slow sync never delays the
+heartbeat (and none of it runs in the API's or the RPC server's threads).
 """
 
 import threading
 
+import futurist
+from futurist import periodics
 from oslo_config import cfg
 from oslo_log import log
 
@@ -27,49 +36,72 @@ from baremetal_orch.db import api as dbapi
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
+#: Seconds stop() waits for a periodic task that is running.
+STOP_TIMEOUT = 10
 
-class _Job(threading.Thread):
-    def __init__(self, name, interval, func, stop_event):
-        super().__init__(name=name, daemon=True)
-        self.interval = interval
-        self.func = func
-        self.stop_event = stop_event
 
-    def run(self):
-        while not self.stop_event.wait(self.interval):
-            try:
-                self.func()
-            except Exception:
-                LOG.exception('Periodic job %s failed', self.name)
+def periodic_task(name, spacing, func):
+    """``func`` as a futurist periodic task named ``name``."""
+    @periodics.periodic(spacing, run_immediately=False)
+    def task():
+        func()
+    task.__name__ = task.__qualname__ = name
+    return task
 
 
 class Periodics:
     def __init__(self, manager):
         self.manager = manager
-        self._stop = threading.Event()
-        self._jobs = []
+        self._worker = None
+        self._thread = None
+        #: (name, spacing, callable) of the tasks beyond the built-in ones.
         self.extra_jobs = []
         #: Dead hosts whose consoles this conductor restored already.
         self._consoles_restored = set()
 
-    def start(self):
-        jobs = [('heartbeat', CONF.conductor.heartbeat_interval,
-                 self.heartbeat),
-                ('take_over', CONF.conductor.heartbeat_interval,
-                 self.take_over)]
+    def jobs(self):
+        """(name, spacing in seconds, callable) of every periodic task."""
+        conductor = CONF.conductor
+        every = conductor.heartbeat_interval
+        jobs = [('heartbeat', conductor.heartbeat_interval, self.heartbeat),
+                ('take_over', conductor.take_over_interval or every,
+                 self.take_over),
+                ('restore_consoles',
+                 conductor.console_restore_interval or every,
+                 self.restore_consoles)]
         jobs.extend(self.extra_jobs)
-        for name, interval, func in jobs:
-            if interval is None or interval <= 0:
-                continue
-            job = _Job(name, interval, func, self._stop)
-            job.start()
-            self._jobs.append(job)
+        return [(name, spacing, func) for name, spacing, func in jobs
+                if spacing is not None and spacing > 0]
 
-    def stop(self):
-        self._stop.set()
-        for job in self._jobs:
-            job.join(timeout=5)
-        self._jobs = []
+    def start(self):
+        tasks = [(periodic_task(name, spacing, func), (), {})
+                 for name, spacing, func in self.jobs()]
+        workers = CONF.conductor.periodic_max_workers
+        self._worker = periodics.PeriodicWorker(
+            tasks, executor_factory=lambda: futurist.ThreadPoolExecutor(
+                max_workers=workers))
+        self._thread = threading.Thread(
+            target=self._worker.start, kwargs={'allow_empty': True},
+            name='periodics', daemon=True)
+        self._thread.start()
+        LOG.debug('Periodic tasks started: %s', ', '.join(
+            '%s every %ss' % (name, spacing)
+            for name, spacing, _f in self.jobs()))
+
+    def stop(self, timeout=STOP_TIMEOUT):
+        """Stop scheduling; wait (at most ``timeout``) for a running task."""
+        if self._worker is None:
+            return
+        self._worker.stop()
+        self._thread.join(timeout)
+        self._worker.wait(timeout)
+        self._worker = self._thread = None
+
+    def _dead_hosts(self):
+        timeout = CONF.conductor.heartbeat_timeout
+        return {s.host for s in dbapi.list_services()
+                if s.host != self.manager.host
+                and not dbapi.is_alive(s, timeout)}
 
     def heartbeat(self):
         dbapi.heartbeat(self.manager.host)
@@ -77,18 +109,23 @@ class Periodics:
     def take_over(self):
         """Resume the actions of conductors whose heartbeat is stale."""
         timeout = CONF.conductor.heartbeat_timeout
-        dead = {s.host for s in dbapi.list_services()
-                if s.host != self.manager.host
-                and not dbapi.is_alive(s, timeout)}
-        # A host that came back may die again: its consoles then need
-        # restoring again.
-        self._consoles_restored &= dead
+        dead = self._dead_hosts()
         if dead:
             ctx = orch_context.get_admin_context()
             for host in sorted(dead):
                 recovery.recover_host(ctx, host, self.manager.host,
                                       heartbeat_timeout=timeout)
             self.manager.actions.take_over(ctx, dead)
+
+    def restore_consoles(self):
+        """Re-enable, once per death, the consoles of dead conductors'
+        nodes that this conductor now serves."""
+        dead = self._dead_hosts()
+        # A host that came back may die again: its consoles then need
+        # restoring again.
+        self._consoles_restored &= dead
+        if dead - self._consoles_restored:
+            ctx = orch_context.get_admin_context()
             for host in sorted(dead - self._consoles_restored):
                 self.manager.restore_consoles(ctx, dead_host=host)
                 self._consoles_restored.add(host)

@@ -20,7 +20,9 @@ from oslo_utils import excutils
 
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
+from baremetal_orch.drivers import provisioning as drivers
 from baremetal_orch.notifications import notify
+from baremetal_orch.objects import node as node_obj
 
 LOG = log.getLogger(__name__)
 
@@ -58,16 +60,39 @@ def _move(context, node, event):
     if event != 'fail':
         node.last_error = None
     node.save()
-    if nxt in states.WORKING_STATES:
-        status = 'start'
-    elif prev_state in states.WORKING_STATES and event == 'done':
-        status = 'end'
-    elif event == 'fail':
-        status = 'error'
-    else:
-        status = 'success'
-    notify.provision(context, node, status, prev_state, prev_target, event)
+    notify.provision(context, node, _status(prev_state, nxt, event),
+                     prev_state, prev_target, event)
     return nxt
+
+
+def _status(prev_state, nxt, event):
+    """The provision_set notification status of a transition."""
+    if nxt in states.WORKING_STATES:
+        return 'start'
+    if prev_state in states.WORKING_STATES and event == 'done':
+        return 'end'
+    if event == 'fail':
+        return 'error'
+    return 'success'
+
+
+def move_many(context, nodes, event, host):
+    """:func:`_move` of many nodes ``host`` holds: one UPDATE per next
+    state, then each node's notification, in the order of ``nodes``."""
+    by_next = {}
+    for node in nodes:
+        by_next.setdefault(check_transition(node, event), []).append(node)
+    for nxt, group in by_next.items():
+        values = {'provision_state': nxt,
+                  'target_provision_state': states.target_of(nxt)}
+        if event != 'fail':
+            values['last_error'] = None
+        previous = [(n.provision_state, n.target_provision_state)
+                    for n in group]
+        node_obj.Node.save_many(group, host, values)
+        for node, (prev_state, prev_target) in zip(group, previous):
+            notify.provision(context, node, _status(prev_state, nxt, event),
+                             prev_state, prev_target, event)
 
 
 def begin(context, node, event):
@@ -94,21 +119,70 @@ def run(context, task, event, timeout, instance_info=None):
             method(node, timeout)
     except Exception as e:
         with excutils.save_and_reraise_exception():
-            node.last_error = str(e)
-            if stable:
-                node.save()
-                notify.provision(context, node, 'error',
-                                 node.provision_state,
-                                 node.target_provision_state, event)
-            else:
-                _move(context, node, 'fail')
-            LOG.warning('%s of node %s failed: %s', event, node.ident, e)
+            _failed(context, node, event, e, stable)
     if stable:
         _move(context, node, event)
         return
     # Leave the working states (deleting goes through cleaning).
     while node.provision_state in states.WORKING_STATES:
         _move(context, node, 'done')
+
+
+def _failed(context, node, event, exc, stable):
+    """Record a failed driver call of ``event`` on a node."""
+    node.last_error = str(exc)
+    if stable:
+        node.save()
+        notify.provision(context, node, 'error', node.provision_state,
+                         node.target_provision_state, event)
+    else:
+        _move(context, node, 'fail')
+    LOG.warning('%s of node %s failed: %s', event, node.ident, exc)
+
+
+def run_many(context, nodes, event, timeout, host, pool, infos=None):
+    """begin(), run() and the end of the transition for many nodes
+    ``host`` holds: each state change of the nodes together is one UPDATE;
+    the driver calls run side by side in ``pool`` (an executor).
+
+    :param infos: ``{node uuid: instance info}`` for ``deploy``.
+    :returns: ``{node uuid: exception}`` of the nodes that failed.
+    """
+    failed, ok = {}, []
+    for node in nodes:
+        try:
+            check_transition(node, event)
+            ok.append(node)
+        except exception.InvalidStateRequested as e:
+            failed[node.uuid] = e
+    stable = {n.uuid for n in ok if states.next_state(
+        n.provision_state, event) not in states.WORKING_STATES}
+    move_many(context, [n for n in ok if n.uuid not in stable], event, host)
+
+    def call(node):
+        method = getattr(drivers.get_driver(node.driver),
+                         _DRIVER_CALLS[event])
+        if event == 'deploy':
+            method(node, (infos or {}).get(node.uuid) or {}, timeout)
+        else:
+            method(node, timeout)
+
+    futures = [(node, pool.submit(call, node)) for node in ok]
+    done = []
+    for node, future in futures:
+        try:
+            future.result()
+            done.append(node)
+        except Exception as e:
+            failed[node.uuid] = e
+            _failed(context, node, event, e, node.uuid in stable)
+    move_many(context, [n for n in done if n.uuid in stable], event, host)
+    left = [n for n in done if n.provision_state in states.WORKING_STATES]
+    while left:
+        move_many(context, left, 'done', host)
+        left = [n for n in left
+                if n.provision_state in states.WORKING_STATES]
+    return failed
 
 
 def do(context, task, event, timeout, instance_info=None):

@@ -18,9 +18,11 @@ from baremetal_orch.conf import api
 from baremetal_orch.conf import conductor
 from baremetal_orch.conf import database
 from baremetal_orch.conf import default
+from baremetal_orch.conf import diagnostics
 from baremetal_orch.conf import fake_driver
 from baremetal_orch.conf import ironic
 from baremetal_orch.conf import labels
+from baremetal_orch.conf import taskflow
 
 CONF = cfg.CONF
 
@@ -28,6 +30,8 @@ default.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+diagnostics.register_opts(CONF)
 fake_driver.register_opts(CONF)
 ironic.register_opts(CONF)
 labels.register_opts(CONF)
+taskflow.register_opts(CONF)

@@ -35,12 +35,16 @@ opts = [
                       'client does next. When the bus is away the answer '
                       'goes after this long and the notifications follow '
                       'when it is back. 0 answers at once.'),
-    cfg.IntOpt('api_workers', default=4, min=1,
-               help='Threads running requests in the API server of '
-                    'baremetal-orch-api and of the all-in-one.'),
+    cfg.IntOpt('workers', default=4, min=1,
+               deprecated_name='api_workers', deprecated_group='api',
+               help='Workers of the API server of baremetal-orch-api and '
+                    'of the all-in-one: the threads running requests in '
+                    'its one process (the server is threaded, not forked; '
+                    'run more processes behind a load balancer, or under '
+                    'uwsgi, to use more cores).'),
     cfg.IntOpt('max_queued_requests', default=128, min=1,
                help='Requests that may wait for a free thread. Past '
-                    'api_workers running and this many waiting, a request '
+                    'workers running and this many waiting, a request '
                     'is answered 503 (with Retry-After) at once, never with '
                     'a reset connection.'),
     cfg.IntOpt('backlog', default=4096, min=1,

@@ -13,27 +13,43 @@
 from oslo_config import cfg
 
 opts = [
-    cfg.IntOpt('max_concurrent_groups', default=1, min=1,
+    cfg.IntOpt('max_concurrent_groups', mutable=True, default=1, min=1,
                help='How many ready groups of one action run side by side. '
                     '1 serializes groups, as the deployment grouping '
-                    'specification prescribes.'),
-    cfg.IntOpt('max_concurrent_nodes', default=16, min=1,
+                    'specification prescribes. Read each time a group asks '
+                    'for a slot: a reload (SIGHUP) applies to the groups '
+                    'that start after it, running actions included.'),
+    cfg.IntOpt('max_concurrent_nodes', mutable=True, default=16, min=1,
                help='How many nodes of one group are prepared or deployed '
-                    'in parallel.'),
-    cfg.IntOpt('prepare_timeout', default=1800, min=1,
+                    'in parallel. Read when a group\'s phase starts: a '
+                    'reload (SIGHUP) applies to the next group.'),
+    cfg.IntOpt('prepare_timeout', mutable=True, default=1800, min=1,
                help='Seconds a group\'s prepare phase may take.'),
-    cfg.IntOpt('deploy_timeout', default=3600, min=1,
+    cfg.IntOpt('deploy_timeout', mutable=True, default=3600, min=1,
                help='Seconds a group\'s deploy phase may take.'),
-    cfg.IntOpt('signal_timeout', default=1800, min=1,
+    cfg.IntOpt('signal_timeout', mutable=True, default=1800, min=1,
                help='Seconds to wait for the final signal of a node whose '
                     'group has wait_for_signal set.'),
     cfg.IntOpt('heartbeat_interval', default=10, min=1,
-               help='Seconds between two heartbeats of a conductor.'),
+               help='Seconds between two heartbeats of a conductor (a '
+                    'futurist periodic task).'),
     cfg.IntOpt('heartbeat_timeout', default=60, min=2,
                help='Seconds after the last heartbeat before a conductor is '
                     'considered dead and its actions are taken over.'),
     cfg.IntOpt('sync_interval', default=60, min=-1,
                help='Seconds between two Ironic syncs; -1 disables it.'),
+    cfg.IntOpt('take_over_interval', min=1,
+               help='Seconds between two looks for dead conductors whose '
+                    'nodes and actions this conductor takes over. Default: '
+                    'heartbeat_interval.'),
+    cfg.IntOpt('console_restore_interval', min=1,
+               help='Seconds between two looks for enabled consoles of '
+                    'dead conductors\' nodes to restore on this conductor. '
+                    'Default: heartbeat_interval.'),
+    cfg.IntOpt('periodic_max_workers', default=4, min=1,
+               help='Threads running the periodic tasks (heartbeat, Ironic '
+                    'sync, take-over, console restore); a task never runs '
+                    'twice at once.'),
     cfg.IntOpt('workers', default=8, min=1,
                help='Threads of the conductor RPC server and task pool.'),
 ]

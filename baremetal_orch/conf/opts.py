@@ -18,6 +18,7 @@ from baremetal_orch.conf import default
 from baremetal_orch.conf import fake_driver
 from baremetal_orch.conf import ironic
 from baremetal_orch.conf import labels
+from baremetal_orch.conf import taskflow
 
 
 def list_opts():
@@ -28,4 +29,5 @@ def list_opts():
         ('fake_driver', fake_driver.opts),
         ('ironic', ironic.list_opts()),
         ('labels', labels.opts),
+        ('taskflow', taskflow.opts),
     ]

@@ -17,6 +17,7 @@ one module of db/sqlalchemy/, named beside it. Callers write
 """
 
 from baremetal_orch.db.sqlalchemy import api as _base
+from baremetal_orch.db.sqlalchemy import batches as _batches
 from baremetal_orch.db.sqlalchemy import inventory as _inventory
 from baremetal_orch.db.sqlalchemy import ironic_records as _ironic
 from baremetal_orch.db.sqlalchemy import operations as _operations
@@ -46,6 +47,15 @@ reserve_node = _inventory.reserve_node
 release_node = _inventory.release_node
 steal_reservation = _inventory.steal_reservation
 clear_reservations = _inventory.clear_reservations
+
+# The node work of a group in batches (db/sqlalchemy/batches.py) -----------
+start_tasks = _batches.start_tasks
+ended_tasks = _batches.ended_tasks
+node_refs_by_names = _batches.node_refs_by_names
+reserve_nodes = _batches.reserve_nodes
+update_nodes = _batches.update_nodes
+release_nodes = _batches.release_nodes
+create_deployments = _batches.create_deployments
 
 # Ports and chassis (db/sqlalchemy/inventory.py) ----------------------------
 get_port = _inventory.get_port

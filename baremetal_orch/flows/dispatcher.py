@@ -59,6 +59,42 @@ class NodeDispatcher:
                         node.name, e)
             return None
 
+    def _send_batch(self, runtime, batch, phase, params, timeout, alive,
+                    inflight, sent_at):
+        """Send ``batch`` (``[(name, node, task uuid)]``): one message per
+        conductor (RPC 1.2), or one per node to conductors that cannot
+        take batches."""
+        can_batch = getattr(self.rpcapi, 'can_send_batches', None)
+        if can_batch is None or not can_batch():
+            for name, node, task_uuid in batch:
+                inflight[task_uuid] = (name, node, self._send(
+                    runtime, task_uuid, node, phase, params, timeout, alive))
+                sent_at[task_uuid] = time.monotonic()
+            return
+        by_host = {}
+        for name, node, task_uuid in batch:
+            try:
+                host = self.rpcapi.host_for_node(node, alive)
+            except Exception as e:
+                LOG.warning('Could not send node %s to its conductor: %s',
+                            node.name, e)
+                host = None
+            inflight[task_uuid] = (name, node, host)
+            sent_at[task_uuid] = time.monotonic()
+            if host is not None:
+                by_host.setdefault(host, []).append((task_uuid, node.uuid))
+        for host, items in by_host.items():
+            try:
+                self.rpcapi.run_nodes_phase(
+                    runtime.context, host, runtime.action_uuid, items, phase,
+                    dict(params, deadline=timeout))
+            except Exception as e:
+                LOG.warning('Could not send %d nodes to conductor %s: %s',
+                            len(items), host, e)
+                for task_uuid, _node_uuid in items:
+                    name, node, _host = inflight[task_uuid]
+                    inflight[task_uuid] = (name, node, None)
+
     def _resend_orphans(self, runtime, inflight, phase, params, timeout,
                         statuses, sent_at):
         """Send again the work of nodes whose conductor is gone, and the
@@ -97,7 +133,7 @@ class NodeDispatcher:
             for node, reason in failures)
 
     def run(self, runtime, phase_task, phase, names, timeout, params):
-        nodes = {n.name: n for n in dbapi.get_nodes_by_names(names)}
+        nodes = {n.name: n for n in dbapi.node_refs_by_names(names)}
         existing = {t.node_uuid: t for t in dbapi.list_tasks(
             parent_uuid=phase_task, kind='node')}
         done = {}
@@ -129,12 +165,12 @@ class NodeDispatcher:
         next_check = time.monotonic() + CONF.conductor.heartbeat_interval
         while pending or inflight:
             alive = self.rpcapi.live_hosts() if pending else None
-            while pending and len(inflight) < limit:
-                name, node, task_uuid = pending.pop()
-                host = self._send(runtime, task_uuid, node, phase, params,
-                                  timeout, alive)
-                inflight[task_uuid] = (name, node, host)
-                sent_at[task_uuid] = time.monotonic()
+            batch = []
+            while pending and len(inflight) + len(batch) < limit:
+                batch.append(pending.pop())
+            if batch:
+                self._send_batch(runtime, batch, phase, params, timeout,
+                                 alive, inflight, sent_at)
             if time.monotonic() > deadline:
                 for task_uuid in inflight:
                     dbapi.update_task(task_uuid, {
@@ -144,10 +180,12 @@ class NodeDispatcher:
                     (node, 'timeout') for _n, node, _h in inflight.values()])
                 return PhaseResults(done, True)
             time.sleep(runtime.poll_interval)
-            statuses = dbapi.get_task_statuses(list(inflight))
+            # The ended tasks of the phase: an indexed query that returns
+            # nothing while the nodes work.
+            ended = dbapi.ended_tasks(phase_task, FINAL_TASK_STATUSES)
             failed = []
-            for task_uuid, status in statuses.items():
-                if status in FINAL_TASK_STATUSES:
+            for task_uuid, status in ended.items():
+                if task_uuid in inflight:
                     name, node, _host = inflight.pop(task_uuid)
                     done[name] = status == 'success'
                     if status != 'success':
@@ -159,6 +197,7 @@ class NodeDispatcher:
             if time.monotonic() > next_check:
                 next_check = time.monotonic() + \
                     CONF.conductor.heartbeat_interval
-                self._resend_orphans(runtime, inflight, phase, params,
-                                     timeout, statuses, sent_at)
+                self._resend_orphans(
+                    runtime, inflight, phase, params, timeout,
+                    dbapi.get_task_statuses(list(inflight)), sent_at)
         return PhaseResults(done, False)

@@ -29,7 +29,10 @@ Each kind of action is a module of this package with the same parts
 
 Flows are persisted in the service database (taskflow's SQL backend): a
 conductor that dies mid-action is resumed by another, which claims the
-action once the dead one's heartbeat is stale.
+action once the dead one's heartbeat is stale. With
+``[taskflow]jobboard_enabled`` an admitted action is posted as a job on
+the jobboard instead (:mod:`.jobboard`): the conductor that claims the job
+runs or resumes it, under the same database claim.
 """
 
 import contextlib
@@ -41,7 +44,10 @@ from oslo_utils import timeutils
 from taskflow import engines
 from taskflow.persistence import models as tf_models
 
+from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.flows import jobboard
 from baremetal_orch.flows import labels
 from baremetal_orch.flows import site_deploy
 from baremetal_orch.objects import action as action_obj
@@ -71,6 +77,10 @@ class ActionEngines:
         self.dispatcher = dispatcher
         self._threads = {}
         self._lock = threading.Lock()
+        self._board = None
+        self._board_lock = threading.Lock()
+        self._conductor = None
+        self._stopped = threading.Event()
 
     # Starting, resuming, taking over ---------------------------------------
 
@@ -79,7 +89,17 @@ class ActionEngines:
 
         :param site: the action's SiteDeployment when admission built it
             in this process (its strategy is then not parsed again).
+
+        With a jobboard the action is posted as a job instead, for the
+        conductor that claims it (CoordinationUnavailable, and no action,
+        when the jobboard's backend cannot be reached).
         """
+        if jobboard.enabled():
+            self._post(action, site)
+            return
+        self._start(context, action, site=site)
+
+    def _start(self, context, action, site=None, book=None):
         kind = KINDS[action.name]
         runtime = kind.begin(context, action, self.host, self.dispatcher,
                              site=site)
@@ -87,9 +107,9 @@ class ActionEngines:
         engine = engines.load_from_factory(
             kind.flow_factory, factory_args=kind.factory_args(runtime),
             backend=dbapi.taskflow_backend(),
-            book=tf_models.LogBook(action.uuid, uuid=action.uuid),
+            book=book or tf_models.LogBook(action.uuid, uuid=action.uuid),
             engine='parallel', executor=executor)
-        self._launch(kind, runtime, engine, executor)
+        return self._launch(kind, runtime, engine, executor)
 
     def resume(self, context, action):
         """Resume a running action from its persisted flow."""
@@ -103,10 +123,17 @@ class ActionEngines:
                                           engine='parallel',
                                           executor=executor)
         LOG.info('Resuming action %s on %s', action.uuid, self.host)
-        self._launch(kind, runtime, engine, executor)
+        return self._launch(kind, runtime, engine, executor)
 
     def resume_own(self, context):
-        """Resume the actions this host ran when it stopped."""
+        """Resume the actions this host ran when it stopped.
+
+        With a jobboard, start claiming jobs instead: this host's own
+        actions are among them once its previous claims expired.
+        """
+        if jobboard.enabled():
+            self._start_conductor()
+            return
         for action in action_obj.Action.list(
                 context, filters={'conductor': self.host,
                                   'state': [action_obj.RUNNING,
@@ -114,7 +141,15 @@ class ActionEngines:
             self._resume_or_start(context, action)
 
     def take_over(self, context, dead_hosts):
-        """Claim and resume the actions of conductors that died."""
+        """Claim and resume the actions of conductors that died.
+
+        With a jobboard their jobs are claimed through it; an action left
+        without a job (its conductor died before posting it, or the
+        backend lost it) is posted again.
+        """
+        if jobboard.enabled():
+            self._repost_orphans(context, dead_hosts)
+            return
         for action in action_obj.Action.list(
                 context, filters={'state': [action_obj.RUNNING,
                                             action_obj.PENDING]}):
@@ -167,6 +202,7 @@ class ActionEngines:
         with self._lock:
             self._threads[runtime.action_uuid] = thread
         thread.start()
+        return thread
 
     def _run(self, kind, runtime, engine, executor):
         error = None
@@ -196,4 +232,180 @@ class ActionEngines:
             thread.join(timeout)
 
     def stop(self):
-        """Flows are resumed by the next conductor; nothing to undo."""
+        """Stop claiming jobs. Running flows are resumed by the next
+        conductor; nothing to undo."""
+        self._stopped.set()
+        if self._conductor is not None:
+            self._conductor.stop()
+
+    # The jobboard --------------------------------------------------------
+
+    def board(self):
+        """The connected jobboard (CoordinationUnavailable if its backend
+        cannot be reached)."""
+        with self._board_lock:
+            if self._board is None:
+                board = jobboard.Board(dbapi.taskflow_backend())
+                board.connect()
+                self._board = board
+            return self._board
+
+    def _post(self, action, site=None):
+        # Whoever claims the job will run it: the action has no conductor
+        # until then. The rules admission resolved go with it.
+        dbapi.claim_action(action.uuid, action.conductor, None)
+        action.conductor = None
+        action.obj_reset_changes(['conductor'])
+        if site is not None:
+            action.progress = dict(action.progress or {},
+                                   site=site.to_dict())
+            action.save()
+        try:
+            self.board().post(action.uuid)
+        except exception.CoordinationUnavailable:
+            action.destroy()
+            raise
+        LOG.info('Action %s posted on the jobboard %s', action.uuid,
+                 jobboard.backend_name())
+
+    def _start_conductor(self):
+        for name, target in (('jobboard-conductor', self._conduct),
+                             ('jobboard-orphans', self._watch_orphans)):
+            threading.Thread(target=target, daemon=True, name=name).start()
+
+    def _watch_orphans(self):
+        """Post again, every [conductor]heartbeat_timeout, the active
+        actions that have no job (a backend that lost its data, an
+        admitting conductor that died before posting)."""
+        timeout = CONF.conductor.heartbeat_timeout
+        while not self._stopped.wait(timeout):
+            try:
+                dead = {s.host for s in dbapi.list_services()
+                        if not dbapi.is_alive(s, timeout)}
+                self._repost_orphans(orch_context.get_admin_context(), dead)
+            except Exception as e:
+                LOG.warning('Looking for actions without a job failed: %s',
+                            e)
+
+    def _conduct(self):
+        """Claim jobs until stopped; reconnect when the backend fails."""
+        while not self._stopped.is_set():
+            try:
+                self._conductor = jobboard.make_conductor(
+                    jobboard.claimant(self.host), self.board(),
+                    self.run_job)
+                if self._stopped.is_set():
+                    return
+                self._conductor.run()
+            except Exception as e:
+                LOG.error('Jobboard %s: %s; trying again',
+                          jobboard.backend_name(), e)
+            self._stopped.wait(CONF.taskflow.jobboard_wait_timeout)
+
+    def run_job(self, job):
+        """Run the action of a job this conductor claimed; returns what
+        to do with the job (:data:`jobboard.FINISHED` ...)."""
+        uuid = (job.details or {}).get('action_uuid')
+        context = orch_context.get_admin_context()
+        try:
+            action = action_obj.Action.get(context, uuid)
+        except exception.ActionNotFound:
+            return jobboard.FINISHED
+        if action.state not in (action_obj.PENDING, action_obj.RUNNING):
+            return jobboard.FINISHED
+        if uuid in self.running():
+            return jobboard.DUPLICATE
+        if not self._claim(context, action):
+            if self._has_other_job(job, action):
+                return jobboard.DUPLICATE
+            # Its conductor is alive: try again later.
+            self._stopped.wait(CONF.taskflow.jobboard_wait_timeout)
+            return jobboard.RETRY
+        try:
+            if action.state == action_obj.PENDING:
+                with contextlib.closing(
+                        dbapi.taskflow_backend().get_connection()) as conn:
+                    book = conn.get_logbook(uuid)
+                thread = self._start(context, action, book=book)
+            else:
+                thread = self.resume(context, action)
+        except Exception as e:
+            LOG.exception('Could not run action %s', uuid)
+            self.fail(context, uuid, str(e))
+            return jobboard.FINISHED
+        thread.join()
+        return jobboard.FINISHED
+
+    def _claim(self, context, action):
+        """Make this conductor the action's, in the database: a job whose
+        claim expired is taken only from a conductor that is gone."""
+        previous = action.conductor
+        if previous in (None, self.host):
+            claimed = dbapi.claim_action(action.uuid, previous, self.host)
+        else:
+            claimed = dbapi.claim_action(
+                action.uuid, previous, self.host,
+                heartbeat_timeout=CONF.conductor.heartbeat_timeout)
+            if claimed:
+                LOG.warning('Taking over action %s of dead conductor %s '
+                            'from the jobboard', action.uuid, previous)
+                event_obj.Event.record(
+                    event_obj.ACTION_TAKEN_OVER, resource_uuid=action.uuid,
+                    action_uuid=action.uuid,
+                    message='conductor %s took over from dead conductor %s'
+                    % (self.host, previous),
+                    details={'from': previous, 'to': self.host})
+        if claimed:
+            action.conductor = self.host
+            action.obj_reset_changes(['conductor'])
+        return claimed
+
+    def _has_other_job(self, job, action):
+        """Whether the owner of ``action`` holds another job of it."""
+        try:
+            jobs = self.board().jobs().get(action.uuid, [])
+        except Exception:
+            return False
+        return any(other.uuid != job.uuid and
+                   jobboard.host_of(owner) == action.conductor
+                   for other, owner in jobs)
+
+    def _repost_orphans(self, context, dead_hosts):
+        try:
+            posted = self.board().jobs()
+        except Exception as e:
+            LOG.warning('Cannot list the jobs of %s: %s',
+                        jobboard.backend_name(), e)
+            return
+        running = self.running()
+        for action in action_obj.Action.list(
+                context, filters={'state': [action_obj.RUNNING,
+                                            action_obj.PENDING]}):
+            if action.uuid in posted or action.uuid in running:
+                continue
+            if action.conductor is None:
+                if not timeutils.is_older_than(
+                        action.created_at,
+                        CONF.conductor.heartbeat_timeout):
+                    continue
+            elif action.conductor not in dead_hosts:
+                continue
+            LOG.warning('Action %s of conductor %s has no job on %s: '
+                        'posting it again', action.uuid, action.conductor,
+                        jobboard.backend_name())
+            try:
+                self.board().post(action.uuid, book=self._book(action.uuid))
+            except Exception as e:
+                LOG.warning('Could not post action %s again: %s',
+                            action.uuid, e)
+
+    @staticmethod
+    def _book(uuid):
+        with contextlib.closing(
+                dbapi.taskflow_backend().get_connection()) as conn:
+            try:
+                return conn.get_logbook(uuid)
+            except Exception:
+                book = tf_models.LogBook('action-%s' % uuid, uuid=uuid)
+                conn.save_logbook(book)
+                return book

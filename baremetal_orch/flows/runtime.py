@@ -41,6 +41,12 @@ class GroupSlots:
     one step, so the start order is the order slots were granted.
     start/release are idempotent per group, so a resumed flow that
     re-enters a group's deploy does not take a second slot.
+
+    ``size`` is a number or a callable read at each decision, so that a
+    SIGHUP reload of ``max_concurrent_groups`` applies to the running
+    action: a larger size lets waiting groups start (within
+    :attr:`recheck_interval`), a smaller one holds new groups back until
+    enough running groups ended.
     """
 
     #: Seconds between two looks at the rules while waiting (a safety net:
@@ -49,13 +55,13 @@ class GroupSlots:
 
     def __init__(self, size, site):
         self._cond = threading.Condition()
-        self._size = size
+        self._size = size if callable(size) else (lambda: size)
         self._site = site
         self._holders = set()
         self._startable = None
 
     def _may_start(self, group):
-        free = self._size - len(self._holders)
+        free = self._size() - len(self._holders)
         if free < 1:
             return False
         if self._site.group_status(group)['status'] != 'pending':
@@ -101,7 +107,8 @@ class SiteRuntime:
         self.dispatcher = dispatcher
         self.group_tasks = group_tasks
         self.root_task = root_task
-        self.slots = GroupSlots(CONF.conductor.max_concurrent_groups, site)
+        self.slots = GroupSlots(
+            lambda: CONF.conductor.max_concurrent_groups, site)
         self._save_lock = threading.Lock()
 
     # Checkpoints -----------------------------------------------------------
@@ -113,7 +120,7 @@ class SiteRuntime:
                 'progress': {'held_nodes': self.site.node_names(),
                              'site': self.site.to_dict(),
                              'group_tasks': self.group_tasks},
-                'report': self.site.report()})
+                'report': self.site.report()}, reload=False)
 
     def _group_task(self, group, **values):
         dbapi.update_task(self.group_tasks[group], values)

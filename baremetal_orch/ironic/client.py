@@ -181,6 +181,13 @@ class IronicClient:
             # Retries are decided by _request, not by openstacksdk.
             'baremetal_status_code_retries': 0,
         }
+        # keystoneauth's retries of a request whose connection failed
+        # (refused, reset by an overloaded Ironic): [ironic]connect_retries
+        # and connect_retry_delay, off unless set.
+        if opts.connect_retries is not None:
+            kwargs['baremetal_connect_retries'] = opts.connect_retries
+        if opts.connect_retry_delay is not None:
+            kwargs['baremetal_connect_retry_delay'] = opts.connect_retry_delay
         if opts.endpoint_override:
             kwargs['baremetal_endpoint_override'] = opts.endpoint_override
         if opts.valid_interfaces:

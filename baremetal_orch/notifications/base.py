@@ -68,10 +68,20 @@ def level_for(status):
     return fields.NotificationLevel.INFO
 
 
+def event_type_name(obj, action, status):
+    """``baremetal.<obj>.<action>.<status>``."""
+    return '%s.%s.%s.%s' % (EVENT_TYPE_PREFIX, obj, action, status)
+
+
 def event_types(obj, actions, statuses):
     """``baremetal.<obj>.<action>.<status>`` for every action and status."""
-    return frozenset('%s.%s.%s.%s' % (EVENT_TYPE_PREFIX, obj, a, s)
+    return frozenset(event_type_name(obj, a, s)
                      for a, s in itertools.product(actions, statuses))
+
+
+def publisher_id(service, host):
+    """``<service>.<host>``: who sends."""
+    return '%s.%s' % (service, host)
 
 
 class EventTypeName(ovo_fields.StringPattern):
@@ -112,8 +122,7 @@ class EventType(NotificationObject):
     }
 
     def to_event_type_field(self):
-        return '%s.%s.%s.%s' % (EVENT_TYPE_PREFIX, self.object, self.action,
-                                self.status)
+        return event_type_name(self.object, self.action, self.status)
 
     def __str__(self):
         return self.to_event_type_field()
@@ -133,7 +142,7 @@ class NotificationPublisher(NotificationObject):
 
     @property
     def publisher_id(self):
-        return '%s.%s' % (self.service, self.host)
+        return publisher_id(self.service, self.host)
 
 
 class NotificationPayloadBase(NotificationObject):
@@ -193,6 +202,51 @@ class NotificationPayloadBase(NotificationObject):
         self.populated = True
         return self
 
+    @classmethod
+    def primitive_of(cls, sources, extra=None):
+        """What ``cls(...)`` populated from ``sources``, with the fields
+        ``extra`` set, gives through :meth:`obj_to_primitive` (without its
+        change list, as :meth:`NotificationBase.emit` sends it), built
+        without the object: each value goes through its field's coerce
+        and to_primitive, as setting and serializing it would.
+
+        :raises: InvalidParameterValue when a required field is missing.
+        """
+        fields_ = cls.fields
+        data = {}
+        for field, (source_name, source_field) in cls.SCHEMA.items():
+            if source_name not in sources:
+                raise exception.InvalidParameterValue(
+                    reason='%s needs the source %r'
+                    % (cls.obj_name(), source_name))
+            found, value = cls._source_value(sources[source_name],
+                                             source_field)
+            spec = fields_[field]
+            if not found or value is None:
+                if spec.default != ovo_fields.UnspecifiedDefault:
+                    value = spec.default
+                elif not spec.nullable:
+                    continue
+            if field in cls.MASKED and value:
+                value = base.mask_secrets(value)
+            data[field] = spec.to_primitive(
+                cls, field, spec.coerce(cls, field, value))
+        for field, value in (extra or {}).items():
+            spec = fields_[field]
+            data[field] = spec.to_primitive(
+                cls, field, spec.coerce(cls, field, value))
+        missing = sorted(name for name, spec in fields_.items()
+                         if not spec.nullable and name not in data)
+        if missing:
+            raise exception.InvalidParameterValue(
+                reason='the payload %s lacks %s'
+                % (cls.obj_name(), ', '.join(missing)))
+        ns = cls.OBJ_SERIAL_NAMESPACE
+        return {ns + '.name': cls.obj_name(),
+                ns + '.namespace': cls.OBJ_PROJECT_NAMESPACE,
+                ns + '.version': cls.VERSION,
+                ns + '.data': data}
+
     def missing_fields(self):
         """The required fields that are not set, sorted."""
         return sorted(name for name, spec in self.fields.items()
@@ -235,19 +289,42 @@ class NotificationBase(NotificationObject):
 
         :returns: True when it was handed to the notifier.
         """
-        name = self._check()
-        if not should_send(self.level):
-            return False
-        prepared = notifier.get_versioned_notifier(
-            self.publisher.publisher_id)
-        if prepared is None:
-            return False
-        if context is None:
-            context = orch_context.get_admin_context()
-        send = getattr(prepared, self.level)
-        send(context, event_type=name,
-             payload=_snapshot(self.payload.obj_to_primitive()))
-        return True
+        return _send(context, self.level, self._check(),
+                     self.publisher.publisher_id,
+                     lambda: _snapshot(self.payload.obj_to_primitive()))
+
+
+def _send(context, level, event_type, publisher, make_primitive):
+    """Hand a payload's primitive to the notifier of ``publisher`` when
+    ``level`` passes the filter; True when it was handed over."""
+    if not should_send(level):
+        return False
+    prepared = notifier.get_versioned_notifier(publisher)
+    if prepared is None:
+        return False
+    if context is None:
+        context = orch_context.get_admin_context()
+    getattr(prepared, level)(context, event_type=event_type,
+                             payload=make_primitive())
+    return True
+
+
+def emit_primitive(context, cls, event_type, level, publisher_id,
+                   make_primitive):
+    """Send what :meth:`NotificationBase.emit` of a ``cls`` notification
+    sends, from the payload's primitive (see
+    :meth:`NotificationPayloadBase.primitive_of`): no versioned object per
+    notification.
+
+    :param make_primitive: a callable returning the payload's primitive,
+        called only when the notification will be sent.
+    :returns: True when it was handed to the notifier.
+    """
+    if event_type not in cls.EVENT_TYPES:
+        raise exception.InvalidParameterValue(
+            reason='%s cannot carry the event type %s'
+            % (cls.obj_name(), event_type))
+    return _send(context, level, event_type, publisher_id, make_primitive)
 
 
 def _snapshot(primitive):

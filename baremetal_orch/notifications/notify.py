@@ -72,6 +72,13 @@ def get_publisher():
         host=_PUBLISHER['host'] or CONF.host)
 
 
+def _publisher_id():
+    """``get_publisher().publisher_id``, without an object."""
+    return notification.publisher_id(
+        _PUBLISHER['service'] or CONDUCTOR_SERVICE,
+        _PUBLISHER['host'] or CONF.host)
+
+
 def _safe(func):
     def wrapper(*args, **kwargs):
         try:
@@ -130,10 +137,17 @@ def crud_scope(context, resource, action, obj):
 @_safe
 def provision(context, node, status, prev_state, prev_target, event):
     """baremetal.node.provision_set.<start|end|success|error>."""
-    return _emit(context, node_payloads.NodeSetProvisionStateNotification,
-                 'node', 'provision_set', status,
-                 lambda: node_payloads.NodeSetProvisionStatePayload(
-                     node, prev_state, prev_target, event))
+    # The hot path of the conductor (six a node and deploy): the payload's
+    # primitive is built without a versioned object (the object stays the
+    # schema: NodeSetProvisionStatePayload.primitive_of).
+    return notification.emit_primitive(
+        context, node_payloads.NodeSetProvisionStateNotification,
+        notification.event_type_name('node', 'provision_set', status),
+        notification.level_for(status), _publisher_id(),
+        lambda: node_payloads.NodeSetProvisionStatePayload.primitive_of(
+            {'node': node}, {'previous_provision_state': prev_state,
+                             'previous_target_provision_state': prev_target,
+                             'event': event}))
 
 
 @_safe

@@ -175,6 +175,28 @@ def create(node, action_uuid, host):
     return record, token
 
 
+@oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True,
+                           retry_interval=0.05, inc_retry_interval=True)
+def create_many(nodes, action_uuid, host):
+    """New records for many nodes in one transaction (as :func:`create`
+    for each); returns ``[(record, token)]`` in the order of ``nodes``."""
+    made, rows = [], []
+    endpoint = public_endpoint()
+    for node in nodes:
+        token = secrets.token_urlsafe(32)
+        uuid = uuidutils.generate_uuid()
+        values = {'uuid': uuid, 'node_uuid': node.uuid,
+                  'action_uuid': action_uuid, 'conductor': host,
+                  'status': IN_PROGRESS,
+                  'signal_url': '%s/v1/signals/%s' % (endpoint, uuid),
+                  'token_hash': hash_token(token)}
+        rows.append(values)
+        made.append((Deployment(final=False, deleted=False, **values),
+                     token))
+    dbapi.create_deployments(rows)
+    return made
+
+
 def instance_info(node, record, token):
     """What the node reads at deploy time.
 

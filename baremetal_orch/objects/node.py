@@ -123,6 +123,29 @@ class Node(base.BaremetalOrchObject):
         self._from_db_object(context or self._context, self,
                              dbapi.update_node(self.uuid, values))
 
+    @classmethod
+    def reserve_many(cls, context, uuids, host):
+        """Lock for ``host`` the nodes among ``uuids`` that nobody holds
+        (one conditional UPDATE); returns ``{uuid: Node}`` of those locked.
+        """
+        return {row['uuid']: cls._from_db_object(context, cls(), row)
+                for row in dbapi.reserve_nodes(uuids, host)}
+
+    @staticmethod
+    def save_many(nodes, host, values):
+        """Write the same plain-column ``values`` to many nodes ``host``
+        holds, in one UPDATE (a state change of a group's nodes)."""
+        if not nodes:
+            return
+        updated_at = dbapi.update_nodes(
+            [n.uuid for n in nodes], host, values).replace(
+                tzinfo=datetime.timezone.utc)
+        for node in nodes:
+            for key, value in values.items():
+                setattr(node, key, value)
+            node.updated_at = updated_at
+            node.obj_reset_changes()
+
     def destroy(self, context=None):
         dbapi.destroy_node(self.uuid)
         self.obj_reset_changes()

@@ -47,7 +47,7 @@ def start_aio(threads, queue, backlog, keepalive, extra=()):
     port = services.free_port()
     api = {}
     if threads is not None:
-        api['api_workers'] = threads
+        api['workers'] = threads
     if queue is not None:
         api['max_queued_requests'] = queue
     if backlog is not None:
@@ -89,7 +89,7 @@ def main(argv=None):
     parser.add_argument('--rounds', type=int, default=40,
                         help='exchanges per client')
     parser.add_argument('--threads', type=int, default=None,
-                        help='[api]api_workers (default: the default)')
+                        help='[api]workers (default: the default)')
     parser.add_argument('--queue', type=int, default=None,
                         help='[api]max_queued_requests')
     parser.add_argument('--backlog', type=int, default=None,

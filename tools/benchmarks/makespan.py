@@ -16,7 +16,10 @@ the bounds computed from the strategy: the sum of the group durations
 
 import argparse
 import json
+import os
 import sys
+
+import sqlalchemy as sa
 
 from tools.benchmarks import harness
 
@@ -41,7 +44,7 @@ def dag():
     return groups, depends, factor
 
 
-def run(nodes_total, unit, parallel):
+def run(nodes_total, unit, parallel, connection=None):
     groups, depends, factor = dag()
     per_group = nodes_total // len(groups)
     overrides = {('conductor', 'max_concurrent_nodes'): per_group,
@@ -49,7 +52,7 @@ def run(nodes_total, unit, parallel):
                      len(groups) if parallel else 1,
                  ('conductor', 'workers'): max(8, per_group * (
                      WIDTH if parallel else 1) + 4)}
-    svc = harness.Service(overrides=overrides)
+    svc = harness.Service(connection=connection, overrides=overrides)
     try:
         nodes = []
         for g in groups:
@@ -78,12 +81,20 @@ def main(argv=None):
     parser.add_argument('--quick', action='store_true')
     parser.add_argument('--mode', choices=['serial', 'parallel'],
                         required=True)
+    parser.add_argument(
+        '--connection', default=os.environ.get(harness.CONNECTION_ENV),
+        help='a database server (a fresh database is made on it); default '
+             '$%s, else an embedded sqlite file' % harness.CONNECTION_ENV)
     args = parser.parse_args(argv)
     nodes, unit = (100, 0.5) if args.quick else (2000, 2.0)
-    seconds, bound = run(nodes, unit, args.mode == 'parallel')
+    seconds, bound = run(nodes, unit, args.mode == 'parallel',
+                         args.connection)
+    database = (sa.engine.make_url(args.connection).get_backend_name()
+                if args.connection else 'sqlite')
     print(json.dumps(harness.figure(
         'P2-%s' % args.mode, round(seconds, 2), 's',
-        baseline=round(bound, 2), goal=GOAL, nodes=nodes, groups=20)))
+        baseline=round(bound, 2), goal=GOAL, nodes=nodes, groups=20,
+        database=database)))
 
 
 if __name__ == '__main__':

@@ -13,11 +13,15 @@
 
     python tools/benchmarks/run.py [--quick] [P1 P2 ...]
 
-Figures: selectors, P1 (node list vs a real Ironic), P2 (makespan against
-the critical-path bound, serialized and parallel), P3 (overhead per node,
-100 to 10,000 nodes), P4 (shard sync vs full listing, real Ironic), P5
-(notifications on RabbitMQ vs off), P6 (peak RSS of the conductor during
-the largest P3 action). Each measurement runs in a process of its own.
+Figures: selectors, P1 (node list vs a real Ironic, interleaved, on
+sqlite and on MariaDB, whole documents and like-for-like fields), P2
+(makespan against the critical-path bound, serialized and parallel), P3
+(overhead per node, 100 to 10,000 nodes), P4 (shard sync vs full
+listing, real Ironic), P5 (notifications on RabbitMQ vs off), P6 (peak
+RSS of the conductor during the largest P3 action; with P7, also during
+P7), P7 (deploy_site over a real Ironic, 4 shards and conductors, against
+a script driving Ironic directly). Each measurement runs in a process of
+its own.
 """
 
 import argparse
@@ -29,7 +33,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-FIGURES = ('selectors', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6')
+FIGURES = ('selectors', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7')
 
 
 def _run(module, *args):
@@ -40,10 +44,13 @@ def _run(module, *args):
         [sys.executable, '-m', 'tools.benchmarks.%s' % module] + list(args),
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, timeout=4 * 3600)
-    if proc.returncode != 0:
-        raise RuntimeError('%s failed:\n%s' % (module, proc.stderr[-3000:]))
-    return [json.loads(line) for line in proc.stdout.splitlines()
+    docs = [json.loads(line) for line in proc.stdout.splitlines()
             if line.startswith('{')]
+    if proc.returncode != 0:
+        for doc in docs:  # what it measured before it failed
+            print(json.dumps(doc), flush=True)
+        raise RuntimeError('%s failed:\n%s' % (module, proc.stderr[-3000:]))
+    return docs
 
 
 def figure(name, value, unit, baseline=None, goal=None, ratio=None, **kw):
@@ -105,7 +112,9 @@ def main(argv=None):
         if name == 'selectors':
             emit(_run('selectors_bench', *quick)[0])
         elif name == 'P1':
-            emit(_run('node_list', *quick)[0])
+            for backend in ('sqlite', 'mysql'):
+                for doc in _run('node_list', '--backend', backend, *quick):
+                    emit(doc)
         elif name == 'P2':
             for mode in ('serial', 'parallel'):
                 emit(_run('makespan', '--mode', mode, *quick)[0])
@@ -117,6 +126,9 @@ def main(argv=None):
             emit(_run('ironic_shard_sync', *quick)[0])
         elif name == 'P5':
             emit(notifications(args.quick))
+        elif name == 'P7':
+            for doc in _run('real_ironic_deploy', *quick):
+                emit(doc)
 
 
 if __name__ == '__main__':

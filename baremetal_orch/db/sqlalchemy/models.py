@@ -32,6 +32,14 @@ def _json():
     return sa.Column(db_types.JsonEncodedDict, nullable=True)
 
 
+def _long_json(nullable=True):
+    """A JSON document that grows with the number of nodes (a strategy
+    naming them, an action's progress and report): LONGTEXT on MariaDB,
+    whose TEXT stops at 64 KiB (an action over 1,000 nodes)."""
+    return sa.Column(db_types.JsonEncodedDict(mysql_as_long=True),
+                     nullable=nullable)
+
+
 class Chassis(Base):
     __tablename__ = 'chassis'
     __table_args__ = (
@@ -156,7 +164,7 @@ class Strategy(Base):
     )
     id = sa.Column(sa.Integer, primary_key=True)
     name = sa.Column(sa.String(255), nullable=False)
-    document = sa.Column(db_types.JsonEncodedDict, nullable=False)
+    document = _long_json(nullable=False)
 
 
 class Action(Base):
@@ -168,14 +176,14 @@ class Action(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
     name = sa.Column(sa.String(64), nullable=False)
-    parameters = _json()
+    parameters = _long_json()
     state = sa.Column(sa.String(32), nullable=False)
     result = sa.Column(sa.String(32), nullable=True)
     task_uuid = sa.Column(sa.String(36), nullable=True)
     conductor = sa.Column(sa.String(255), nullable=True)
     owner = sa.Column(sa.String(255), nullable=True)
-    report = _json()
-    progress = _json()
+    report = _long_json()
+    progress = _long_json()
     started_at = sa.Column(sa.DateTime, nullable=True)
     finished_at = sa.Column(sa.DateTime, nullable=True)
 

@@ -95,15 +95,18 @@ def get_action(uuid):
         return row
 
 
-def update_action(uuid, values):
+def update_action(uuid, values, reload=True):
+    """Update an action with one UPDATE; returns the row read again, or
+    None with ``reload=False`` (a checkpoint of a running flow: its
+    report and progress are not read back)."""
     with api.writer() as session:
-        row = session.query(models.Action).filter_by(uuid=uuid).one_or_none()
-        if row is None:
+        result = session.execute(
+            sa.update(models.Action).where(models.Action.uuid == uuid)
+            .values(dict(values, updated_at=timeutils.utcnow()))
+            .execution_options(synchronize_session=False))
+        if result.rowcount != 1:
             raise exception.ActionNotFound(action=uuid)
-        for key, value in values.items():
-            setattr(row, key, value)
-        row.updated_at = timeutils.utcnow()
-    return get_action(uuid)
+    return get_action(uuid) if reload else None
 
 
 def list_actions(filters=None, limit=None, marker=None, sort_key=None,

@@ -177,7 +177,7 @@ def start_all_in_one(test, **extra):
     sections = base_sections(
         tmp, port, 'sqlite:///%s' % os.path.join(tmp, 'aio.sqlite'),
         DEFAULT={'host': 'aio', 'rpc_transport': 'none'},
-        api={'api_workers': 4})
+        api={'workers': 4})
     for section, options in extra.items():
         sections.setdefault(section, {}).update(options)
     conf = write_config(os.path.join(tmp, 'aio.conf'), sections)

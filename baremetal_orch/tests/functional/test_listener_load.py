@@ -41,7 +41,7 @@ class TestListenerLoad(base.FunctionalTestCase):
     def setUp(self):
         super().setUp()
         self.service = self.useFixture(aio.AllInOne({
-            'api': {'api_workers': THREADS, 'max_queued_requests': QUEUE}}))
+            'api': {'workers': THREADS, 'max_queued_requests': QUEUE}}))
 
     def load(self, clients):
         result = httpraw.run_load('127.0.0.1', self.service.port, clients,

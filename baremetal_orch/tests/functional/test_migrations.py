@@ -54,6 +54,27 @@ class TestMigrations(base.FunctionalTestCase,
         migration.upgrade()
         self.check_upgraded(self.engine)
 
+    def test_documents_over_64_kib(self):
+        # An action over 1,000 nodes: its progress (every node's status),
+        # report and strategy exceed MariaDB's TEXT (64 KiB); they used to
+        # fail with DataError 1406 at admission.
+        migration.upgrade()
+        names = ['node-%05d' % i for i in range(5000)]
+        document = {'data': {'groups': [{'name': 'g', 'selectors': [
+            {'node_names': names}]}]}}
+        dbapi.create_strategy('big', document)
+        self.assertEqual(document, dbapi.get_strategy('big').document)
+        big = {'held_nodes': names, 'site': {n: 'success' for n in names}}
+        action = dbapi.create_action({
+            'name': 'deploy_site', 'parameters': {'strategy': document},
+            'progress': big})
+        dbapi.update_action(action.uuid, {'report': {'nodes': big['site']},
+                                          'progress': big})
+        row = dbapi.get_action(action.uuid)
+        self.assertEqual((document, big, {'nodes': big['site']}),
+                         (row.parameters['strategy'], row.progress,
+                          row.report))
+
     def test_unique_errors_are_mapped(self):
         migration.upgrade()
         node = dbapi.create_node({'name': 'n1', 'driver': 'fake',

@@ -129,7 +129,7 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
                          'rpc_response_timeout': 30},
                 oslo_messaging_notifications={'driver': 'messagingv2'},
                 api={'public_endpoint': self.endpoint,
-                     'api_workers': RACERS + 2},
+                     'workers': RACERS + 2},
                 conductor={'signal_timeout': 120,
                            'max_concurrent_groups': 3},
                 fake_driver={'configdrive_dir': self.drive},

@@ -65,7 +65,7 @@ class TestSignalsAgainstAllInOne(base.FunctionalTestCase):
             f.write('\n'.join([
                 '[DEFAULT]', 'host = signals-aio', 'rpc_transport = none',
                 '[api]', 'host_ip = 127.0.0.1', 'port = %d' % port,
-                'auth_strategy = noauth', 'api_workers = 4',
+                'auth_strategy = noauth', 'workers = 4',
                 '[database]',
                 'connection = sqlite:///%s' % os.path.join(work, 'db.sqlite'),
                 '[fake_driver]', 'configdrive_dir = %s' % self.drive,

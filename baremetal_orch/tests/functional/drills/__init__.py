@@ -11,8 +11,9 @@
 #    under the License.
 """Reliability drills: crashes, broker loss, concurrent actions.
 
-R1 (kill -9 of the action's conductor, ten trials) and R2 (RabbitMQ
-stopped during an action) run only with ``BAREMETAL_ORCH_DRILLS=1``
+R1 (kill -9 of the action's conductor, ten trials), R2 (RabbitMQ
+stopped during an action) and R6 (SIGHUP during an action) run only with
+``BAREMETAL_ORCH_DRILLS=1``
 (``tox -e drills``); R5 (concurrent actions) always runs. See
 ``doc/source/contributor/drills.rst``.
 """

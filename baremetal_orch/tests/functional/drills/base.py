@@ -19,6 +19,12 @@ nodes and strategies through the REST API, and counts the driver calls
 that completed (``[fake_driver]call_log``), which is how every drill proves
 that no node was prepared or deployed twice.
 
+With ``BAREMETAL_ORCH_DRILL_JOBBOARD=redis`` (or ``zookeeper``) the split
+deployment posts its actions on a taskflow jobboard of its own
+(``[taskflow]``, the ``Jobboard`` fixture of
+:mod:`baremetal_orch.tests.functional.fixtures.jobboard`)
+instead of the database-only claim; the figures name the mode.
+
 Expensive drills set ``expensive = True``: they are skipped unless
 ``BAREMETAL_ORCH_DRILLS=1`` (``tox -e drills``). Random choices come from
 :meth:`~DrillTestCase.make_random`, whose seed is printed and can be fixed
@@ -46,9 +52,11 @@ from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional import fixtures as func_fixtures
 from baremetal_orch.tests.functional.fixtures import broker
 from baremetal_orch.tests.functional.fixtures import databases
+from baremetal_orch.tests.functional.fixtures import jobboard
 from baremetal_orch.tests.functional import services
 
 DRILLS_ENV = 'BAREMETAL_ORCH_DRILLS'
+JOBBOARD_ENV = 'BAREMETAL_ORCH_DRILL_JOBBOARD'
 SEED_ENV = 'BAREMETAL_ORCH_DRILL_SEED'
 FIGURES_ENV = 'BAREMETAL_ORCH_DRILL_FIGURES'
 
@@ -56,6 +64,18 @@ FIGURES_ENV = 'BAREMETAL_ORCH_DRILL_FIGURES'
 COMPLETED_CALLS = ('provide', 'deploy')
 
 CREATE_WORKERS = 4
+
+
+def jobboard_kind():
+    """The jobboard the drills use (``redis``, ``zookeeper``), or None
+    for the database-only claim."""
+    kind = os.environ.get(JOBBOARD_ENV, '').strip().lower()
+    if kind in ('', '0', 'none', 'database', 'db'):
+        return None
+    if kind not in jobboard.PORTS:
+        raise ValueError('%s=%s: expected redis or zookeeper'
+                         % (JOBBOARD_ENV, kind))
+    return kind
 
 
 def strategy_doc(name, groups):
@@ -103,6 +123,7 @@ class DrillTestCase(base.FunctionalTestCase):
     def record_figures(self, figures):
         """Attach ``figures`` (JSON) to the result; append them to the
         file named by BAREMETAL_ORCH_DRILL_FIGURES."""
+        figures = dict(figures, mode=jobboard_kind() or 'database')
         text = json.dumps(figures, indent=1, sort_keys=True)
         self.addDetail('drill-figures', content.text_content(text))
         path = os.environ.get(FIGURES_ENV)
@@ -219,6 +240,10 @@ class DrillTestCase(base.FunctionalTestCase):
         """
         self.db = self.useFixture(databases.Database('mysql'))
         self.rabbit = rabbit or self.useFixture(broker.RabbitMQ())
+        kind = jobboard_kind()
+        if kind and 'taskflow' not in sections:
+            sections = dict(sections, taskflow=self.useFixture(
+                jobboard.Jobboard(kind)).options)
         port = services.free_port()
         self.confs = {}
         for host in tuple(hosts) + ('api',):
@@ -250,6 +275,15 @@ class DrillTestCase(base.FunctionalTestCase):
         self.endpoint = endpoint
         self.client = services.Client(endpoint)
         self.wait_alive(hosts)
+
+    def owner(self, action, timeout=60):
+        """The conductor of ``action`` (a document): with a jobboard, the
+        one that claims its job (waited for)."""
+        if action.get('conductor'):
+            return action['conductor']
+        return self.client.wait_for(lambda: self.client.get(
+            '/v1/actions/%s' % action['uuid'], status=200).json()[
+            'conductor'], timeout=timeout, interval=0.02)
 
     def start_conductor(self, host):
         """(Re)start the conductor ``host`` (the same host name)."""
@@ -336,8 +370,9 @@ class DrillTestCase(base.FunctionalTestCase):
 # The figures file (tox -e drills) -------------------------------------------
 
 def _r1_lines(figures):
-    yield ('reference run: %s nodes in %s s (seed %s)' % (
-        figures['nodes'], figures['reference_duration_s'], figures['seed']))
+    yield ('reference run: %s nodes in %s s (seed %s, %s)' % (
+        figures['nodes'], figures['reference_duration_s'], figures['seed'],
+        figures.get('mode', 'database')))
     yield ('trial  kill point              restart  resumed by   in flight  '
            'take-over  resumed  kill->end  overhead')
     for t in figures['trials']:

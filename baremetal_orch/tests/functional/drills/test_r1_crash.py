@@ -23,6 +23,9 @@ same host name, which then resumes its own work (or loses the race to the
 survivor: both paths are valid). Each trial must end with the reference's
 report, no node provided or deployed twice (completed driver calls), every
 node ``active``. Figures: per-trial take-over times and durations.
+With ``BAREMETAL_ORCH_DRILL_JOBBOARD=redis`` the actions go through a
+taskflow jobboard (the survivor claims the job once the dead conductor's
+claim expired).
 """
 
 import os
@@ -188,7 +191,7 @@ class TestR1Crash(base.DrillTestCase):
             trial, self.seed, point,
             'restart at once' if restart else 'survivor takes over'))
         action, started = self._deploy(prefix)
-        owner = action['conductor']
+        owner = self.owner(action)
         self.assertIn(owner, HOSTS, context)
         survivor = [h for h in HOSTS if h != owner][0]
         self._wait_kill_point(action, started, prefix, point)

@@ -181,7 +181,7 @@ class TestConfiguration(base.TestCase):
 
     def test_from_config(self):
         from baremetal_orch.api import wsgi_server as ws
-        self.config(group='api', host_ip='127.0.0.1', port=0, api_workers=3,
+        self.config(group='api', host_ip='127.0.0.1', port=0, workers=3,
                     backlog=77, max_queued_requests=5,
                     max_keepalive_connections=9,
                     max_request_header_size=2048)
@@ -197,10 +197,26 @@ class TestConfiguration(base.TestCase):
         with socket.create_connection(('127.0.0.1', server.port)):
             pass
 
+    def test_api_workers_is_the_deprecated_name_of_workers(self):
+        import os
+        import tempfile
+
+        from oslo_config import cfg
+
+        from baremetal_orch.conf import api
+        conf = cfg.ConfigOpts()
+        api.register_opts(conf)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'old.conf')
+            with open(path, 'w') as f:
+                f.write('[api]\napi_workers = 3\n')
+            conf(['--config-file', path], default_config_files=[])
+            self.assertEqual(3, conf.api.workers)
+
     def test_defaults(self):
         from baremetal_orch.conf import api
         defaults = {o.name: o.default for o in api.opts}
-        self.assertEqual(4, defaults['api_workers'])
+        self.assertEqual(4, defaults['workers'])
         self.assertEqual(128, defaults['max_queued_requests'])
         self.assertEqual(4096, defaults['backlog'])
         self.assertEqual(256, defaults['max_keepalive_connections'])

@@ -38,21 +38,18 @@ import json, sys
 import oslo_messaging  # noqa: the RPC server, notifier (imports oslo.service)
 from oslo_service import service  # noqa: the launcher
 from oslo_service import backend
-patched = False
-if 'eventlet' in sys.modules:
-    # futurist and oslo.utils probe for an installed eventlet (an import,
-    # not a use); what matters is that nothing monkey-patches with it.
-    from eventlet import patcher
-    patched = any(patcher.is_monkey_patched(m)
-                  for m in ('thread', 'socket', 'time', 'select', 'os'))
+import futurist, taskflow.engines  # noqa: both probe for eventlet
 print(json.dumps({
     'backend': backend.get_backend_type().value,
     'eventlet_backend': 'oslo_service.backend._eventlet' in sys.modules,
-    'monkey_patched': patched}))
+    # eventlet is installed (oslo.service requires it): not even imported.
+    'eventlet_imported': sorted(
+        name for name, module in sys.modules.items()
+        if name.split('.')[0] == 'eventlet' and module is not None)}))
 '''
 
 THREADING = {'backend': 'threading', 'eventlet_backend': False,
-             'monkey_patched': False}
+             'eventlet_imported': []}
 
 
 def console_script_modules():

@@ -67,7 +67,7 @@ class TestCommandLine(ManageTestCase):
 
     def test_stdout_is_only_the_result(self):
         out = self.manage('db', 'version')
-        self.assertEqual('0001_initial\n', out.stdout)
+        self.assertEqual('0002_long_json_documents\n', out.stdout)
 
 
 class TestDb(ManageTestCase):
@@ -80,7 +80,8 @@ class TestDb(ManageTestCase):
 
     def test_version_of_a_migrated_database(self):
         out = self.manage('db', 'version')
-        self.assertEqual((0, '0001_initial'), (out.code, out.stdout.strip()))
+        self.assertEqual((0, '0002_long_json_documents'),
+                         (out.code, out.stdout.strip()))
 
     def test_upgrade_an_empty_database(self):
         self._fresh_database()
@@ -88,9 +89,10 @@ class TestDb(ManageTestCase):
         self.assertEqual(0, out.code)
         self.assertIn('None (no schema', out.stdout)
         out = self.manage('db', 'upgrade')
-        self.assertEqual((0, 'Database upgraded to 0001_initial.\n'),
-                         (out.code, out.stdout))
-        self.assertEqual('0001_initial',
+        self.assertEqual(
+            (0, 'Database upgraded to 0002_long_json_documents.\n'),
+            (out.code, out.stdout))
+        self.assertEqual('0002_long_json_documents',
                          self.manage('db', 'version').stdout.strip())
         # The tables exist: a service can be registered and listed.
         dbapi.register_service('after-upgrade')

@@ -322,18 +322,18 @@ class TestConsoleRestore(ManagerTestCase):
         dbapi.update_service('dead-host', {'forced_down': True})
         self.node('d1', console_enabled=True, conductor='dead-host')
         self.node('d2', console_enabled=False, conductor='dead-host')
-        self.manager.periodics.take_over()
+        self.manager.periodics.restore_consoles()
         self.assertEqual([('d1', 'end'), ('d1', 'start')],
                          self.restore_events())
         # Still dead at the next round: not restored again.
-        self.manager.periodics.take_over()
+        self.manager.periodics.restore_consoles()
         self.assertEqual([('d1', True)], self.calls)
         # Back, then dead again: restored again.
         dbapi.update_service('dead-host', {'forced_down': False})
         dbapi.heartbeat('dead-host')
-        self.manager.periodics.take_over()
+        self.manager.periodics.restore_consoles()
         dbapi.update_service('dead-host', {'forced_down': True})
-        self.manager.periodics.take_over()
+        self.manager.periodics.restore_consoles()
         self.assertEqual([('d1', True), ('d1', True)], self.calls)
 
 

@@ -17,6 +17,7 @@ from unittest import mock
 
 from kombu import exceptions as kombu_exc
 import oslo_messaging as messaging
+from oslo_messaging import conffixture
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
@@ -158,7 +159,7 @@ class TestOsloCalls(base.DbTestCase):
         with mock.patch.object(rpc, 'get_client', autospec=True,
                                return_value=self.client) as get_client:
             self.api = rpcapi.ConductorAPI()
-        get_client.assert_called_once_with(mock.ANY)
+        get_client.assert_called_once_with(mock.ANY, version_cap=None)
         self.assertIsInstance(get_client.call_args.args[0],
                               objects_base.BaremetalOrchObjectSerializer)
 
@@ -197,3 +198,30 @@ class TestOsloCalls(base.DbTestCase):
             messaging.RemoteError('NodeLocked', 'locked', None))
         self.assertRaises(messaging.RemoteError, self.api.start_action,
                           self.ctx, 'a', 'c1')
+
+
+class TestVersionCap(base.DbTestCase):
+    """``[DEFAULT]rpc_version_cap`` on a real client of the ``fake:/``
+    transport: a rolling upgrade keeps the new dispatcher from sending
+    run_nodes_phase (1.2) to conductors of the release before."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(conffixture.ConfFixture(rpc.CONF)).transport_url = (
+            'fake:/')
+        self.config(rpc_transport='oslo')
+        self.addCleanup(setattr, rpc, '_TRANSPORT', None)
+        rpc._TRANSPORT = None
+
+    def test_uncapped_sends_batches(self):
+        self.assertTrue(rpcapi.ConductorAPI().can_send_batches())
+
+    def test_capped_to_the_previous_release_sends_one_node_a_message(self):
+        self.config(rpc_version_cap='1.1')
+        api = rpcapi.ConductorAPI()
+        self.assertFalse(api.can_send_batches())
+        # 1.1 itself is still allowed (admit_action).
+        self.assertTrue(api._client.can_send_version('1.1'))
+
+    def test_cap_outside_the_known_versions_is_refused(self):
+        self.assertRaises(ValueError, self.config, rpc_version_cap='2.0')

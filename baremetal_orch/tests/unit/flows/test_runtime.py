@@ -85,3 +85,31 @@ class TestGroupSlots(base.TestCase):
         self.assertEqual(['g0'], site.order())
         slots.release('g0')
         slots.release('g0')
+
+    def test_size_read_at_each_decision(self):
+        # A reload (SIGHUP) of max_concurrent_groups reaches a running
+        # action: a waiting group starts once the size grows, without any
+        # release.
+        site = wide_site()
+        size = [1]
+        slots = runtime.GroupSlots(lambda: size[0], site)
+        slots.recheck_interval = 0.05
+        slots.start('g0')
+        second = threading.Thread(target=slots.start, args=('g1',))
+        second.start()
+        second.join(0.3)
+        self.assertTrue(second.is_alive())
+        self.assertEqual(['g0'], site.order())
+        size[0] = 2
+        second.join(10)
+        self.assertFalse(second.is_alive())
+        self.assertEqual(['g0', 'g1'], site.order())
+
+    def test_runtime_slots_follow_the_option(self):
+        self.config(max_concurrent_groups=1, group='conductor')
+        action = type('Action', (), {'uuid': 'a-uuid'})()
+        rt = runtime.SiteRuntime(None, action, wide_site(), None, {}, None)
+        rt.slots.start('g0')
+        self.assertFalse(rt.slots._may_start('g1'))
+        self.config(max_concurrent_groups=2, group='conductor')
+        self.assertTrue(rt.slots._may_start('g1'))

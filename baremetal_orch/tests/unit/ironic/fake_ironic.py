@@ -39,6 +39,7 @@ import urllib.parse
 
 import jsonpatch
 from oslo_utils import uuidutils
+import requests
 import requests_mock
 
 ENDPOINT = 'http://ironic.test:6385'
@@ -81,6 +82,9 @@ class FakeIronic:
         self.late_error = {}
         self.locked = {}
         self.errors = {}
+        #: {uuid: n}: the next n requests of a node find the connection
+        #: reset, as an overloaded Ironic API answers.
+        self.resets = {}
         self.mock = None
 
     def install(self, mock):
@@ -162,6 +166,11 @@ class FakeIronic:
         if node is None:
             return _error(context, 404, 'Node %s could not be found.'
                           % match.group(1))
+        if self.resets.get(node['uuid']):
+            self.resets[node['uuid']] -= 1
+            raise requests.exceptions.ConnectionError(
+                "('Connection aborted.', ConnectionResetError(104, "
+                "'Connection reset by peer'))")
         sub = match.group(2) or ''
         if request.method == 'GET' and not sub:
             shown = self._fields(node, query.get('fields'))

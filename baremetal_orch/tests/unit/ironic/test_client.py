@@ -271,6 +271,31 @@ class TestRetries(base.IronicTestCase):
                           retry=False)
         self.assertEqual(1, len(self.ironic.requests('PATCH')))
 
+    def test_reset_connection_is_final_by_default(self):
+        self.ironic.resets[self.uuid] = 1
+        exc = self.assertRaises(ironic_client.IronicRequestFailed,
+                                self.client.set_provision_state, self.uuid,
+                                'provide')
+        self.assertIn('Connection reset by peer', str(exc))
+        self.assertEqual('manageable', self.node['provision_state'])
+
+    def test_reset_connection_is_retried_with_connect_retries(self):
+        self.config(group='ironic', connect_retries=2,
+                    connect_retry_delay=0)
+        self.ironic.resets[self.uuid] = 2
+        self.client.set_provision_state(self.uuid, 'provide')
+        self.assertEqual('cleaning', self.node['provision_state'])
+        self.assertEqual(0, self.ironic.resets[self.uuid])
+
+    def test_connect_retries_are_bounded(self):
+        self.config(group='ironic', connect_retries=1,
+                    connect_retry_delay=0)
+        self.ironic.resets[self.uuid] = 3
+        self.assertRaises(ironic_client.IronicRequestFailed,
+                          self.client.set_provision_state, self.uuid,
+                          'provide')
+        self.assertEqual(1, self.ironic.resets[self.uuid])
+
     def test_bad_request_is_final(self):
         exc = self.assertRaises(ironic_client.IronicRequestFailed,
                                 self.client.set_provision_state, self.uuid,

@@ -353,3 +353,75 @@ class TestDatabaseRows(NotifyTestCase):
                           data['deploy_status_code'],
                           data['status_reason']))
         self.assertNotIn('s3cr3t-key', json.dumps(message))
+
+
+class TestPrimitiveWithoutObject(NotifyTestCase):
+    """The provision payload is sent as a primitive built without the
+    versioned object; it is what the object (the schema) gives."""
+
+    def _nodes(self):
+        import datetime
+        naive = datetime.datetime(2026, 1, 2, 3, 4, 5, 678)
+        return [
+            test_payloads.make_node(),
+            # Unset and None values: defaults and nullable fields.
+            test_payloads.make_node(
+                name=None, tags=[], labels={}, instance_info=None,
+                extra=None, updated_at=None, provision_state='enroll',
+                last_error='boom', maintenance=True,
+                maintenance_reason='r'),
+            test_payloads.make_node(created_at=naive, updated_at=naive,
+                                    instance_info={}),
+            _partial_node(),
+        ]
+
+    def test_equal_to_the_object_primitive(self):
+        from baremetal_orch.notifications import base as notification
+        cls = node_payloads.NodeSetProvisionStatePayload
+        for node in self._nodes():
+            for prev in (('available', None, 'deploy'),
+                         ('deploying', 'active', 'done'),
+                         (None, None, None)):
+                expected = notification._snapshot(
+                    cls(node, *prev).obj_to_primitive())
+                got = cls.primitive_of(
+                    {'node': node},
+                    dict(zip(('previous_provision_state',
+                              'previous_target_provision_state', 'event'),
+                             prev)))
+                self.assertEqual(expected, got, prev)
+                self.assertEqual(json.dumps(expected, sort_keys=True),
+                                 json.dumps(got, sort_keys=True))
+
+    def test_sent_in_order(self):
+        for status, prev, event in (('start', 'available', 'deploy'),
+                                    ('end', 'deploying', 'done'),
+                                    ('error', 'deploying', 'fail')):
+            notify.provision(self.context, self.node, status, prev, None,
+                             event)
+        self.assertEqual(
+            ['baremetal.node.provision_set.start',
+             'baremetal.node.provision_set.end',
+             'baremetal.node.provision_set.error'],
+            [m['event_type'] for m in self.bus.messages])
+        self.assertEqual(['deploy', 'done', 'fail'],
+                         [m['payload']['baremetal_orch_object.data']['event']
+                          for m in self.bus.messages])
+        self.assertNotIn('s3cr3t', json.dumps(self.bus.messages))
+
+    def test_a_missing_required_field_is_refused(self):
+        from baremetal_orch.common import exception
+        node = _partial_node()
+        node.obj_reset_changes()
+        del node.uuid
+        self.assertRaises(
+            exception.InvalidParameterValue,
+            node_payloads.NodeSetProvisionStatePayload.primitive_of,
+            {'node': node}, {})
+
+
+def _partial_node():
+    """A node object with only some fields set (a node not created yet)."""
+    from baremetal_orch.objects import node as node_obj
+    return node_obj.Node(uuid=NODE_UUID, driver='fake',
+                         provision_state='enroll')

@@ -1,0 +1,174 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""The node work of a group in batches: a bounded number of statements for
+any number of nodes (locks, state changes, task rows, deployment records).
+
+Each function is one transaction. The per-node functions
+(:func:`~baremetal_orch.db.sqlalchemy.inventory.reserve_node`,
+:func:`~baremetal_orch.db.sqlalchemy.operations.start_task` ...) keep the
+same semantics for one node.
+"""
+
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from baremetal_orch.db.sqlalchemy import api
+from baremetal_orch.db.sqlalchemy import inventory
+from baremetal_orch.db.sqlalchemy import models
+
+
+def start_tasks(uuids, final_statuses):
+    """Mark the tasks running unless they ended.
+
+    :returns: ``{uuid: previous}`` for the tasks not ended: ``'pending'``
+        when this call started it, ``'running'`` when it was running
+        already (sent twice, or resumed). Ended and unknown tasks are left
+        out.
+    """
+    uuids = list(uuids)
+    if not uuids:
+        return {}
+    now = timeutils.utcnow()
+    with api.writer() as session:
+        rows = session.execute(
+            sa.select(models.Task.uuid, models.Task.status)
+            .where(models.Task.uuid.in_(uuids))
+            .with_for_update()).all()
+        previous = {uuid: status for uuid, status in rows
+                    if status not in final_statuses}
+        fresh = [uuid for uuid, status in previous.items()
+                 if status == 'pending']
+        if fresh:
+            session.execute(
+                sa.update(models.Task)
+                .where(models.Task.uuid.in_(fresh),
+                       models.Task.status == 'pending')
+                .values(status='running', started_at=now, updated_at=now)
+                .execution_options(synchronize_session=False))
+    return {uuid: 'pending' if status == 'pending' else 'running'
+            for uuid, status in previous.items()}
+
+
+def node_refs_by_names(names):
+    """What sending nodes to their conductors needs of them: rows with
+    ``uuid``, ``name``, ``conductor`` and ``shard`` (no tags, labels nor
+    JSON columns)."""
+    names = list(names)
+    if not names:
+        return []
+    with api.reader() as session:
+        return session.execute(
+            sa.select(models.Node.uuid, models.Node.name,
+                      models.Node.conductor, models.Node.shard)
+            .where(models.Node.name.in_(names))).all()
+
+
+def ended_tasks(parent_uuid, final_statuses):
+    """``{uuid: status}`` of the ended children of a task: what a phase
+    polls for (one indexed query; no row while its nodes work)."""
+    with api.reader() as session:
+        return dict(session.execute(
+            sa.select(models.Task.uuid, models.Task.status)
+            .where(models.Task.parent_uuid == parent_uuid,
+                   models.Task.status.in_(list(final_statuses)))).all())
+
+
+def reserve_nodes(uuids, host):
+    """Lock for ``host`` the nodes among ``uuids`` that nobody holds, in
+    one conditional UPDATE.
+
+    :returns: the locked nodes as :func:`inventory.list_node_dicts` makes
+        them; the nodes held by someone else (or unknown) are left out.
+    """
+    uuids = list(uuids)
+    if not uuids:
+        return []
+    with api.writer() as session:
+        free = [u for (u,) in session.execute(
+            sa.select(models.Node.uuid)
+            .where(models.Node.uuid.in_(uuids),
+                   models.Node.reservation.is_(None))
+            .with_for_update())]
+        if not free:
+            return []
+        session.execute(
+            sa.update(models.Node)
+            .where(models.Node.uuid.in_(free),
+                   models.Node.reservation.is_(None))
+            .values(reservation=host)
+            .execution_options(synchronize_session=False))
+    return inventory.list_node_dicts({'uuids': free})
+
+
+def update_nodes(uuids, host, values):
+    """Write the same ``values`` to the nodes ``host`` holds, in one
+    UPDATE. :returns: the new updated_at."""
+    now = timeutils.utcnow()
+    uuids = list(uuids)
+    if uuids:
+        with api.writer() as session:
+            session.execute(
+                sa.update(models.Node)
+                .where(models.Node.uuid.in_(uuids),
+                       models.Node.reservation == host)
+                .values(dict(values, updated_at=now))
+                .execution_options(synchronize_session=False))
+    return now
+
+
+def release_nodes(uuids, host, succeeded=(), failed=None):
+    """Release the locks ``host`` holds on ``uuids`` and write the
+    outcomes of their tasks, in one transaction.
+
+    :param succeeded: task uuids that end ``success``.
+    :param failed: ``{task uuid: reason}`` of tasks that end ``failed``.
+    """
+    now = timeutils.utcnow()
+    uuids, succeeded = list(uuids), list(succeeded)
+    with api.writer() as session:
+        if uuids:
+            session.execute(
+                sa.update(models.Node)
+                .where(models.Node.uuid.in_(uuids),
+                       models.Node.reservation == host)
+                .values(reservation=None)
+                .execution_options(synchronize_session=False))
+        if succeeded:
+            session.execute(
+                sa.update(models.Task)
+                .where(models.Task.uuid.in_(succeeded))
+                .values(status='success', finished_at=now, updated_at=now)
+                .execution_options(synchronize_session=False))
+        for task_uuid, reason in (failed or {}).items():
+            session.execute(
+                sa.update(models.Task).where(models.Task.uuid == task_uuid)
+                .values(status='failed', reason=reason, finished_at=now,
+                        updated_at=now)
+                .execution_options(synchronize_session=False))
+
+
+def create_deployments(rows):
+    """New deployment records (dicts of columns, ``uuid`` set); the
+    previous records of their nodes are superseded (deleted)."""
+    if not rows:
+        return
+    now = timeutils.utcnow()
+    rows = [dict(r, created_at=now, deleted=False, final=False) for r in rows]
+    with api.writer() as session:
+        session.execute(
+            sa.update(models.Deployment)
+            .where(models.Deployment.node_uuid.in_(
+                [r['node_uuid'] for r in rows]),
+                models.Deployment.deleted.is_(False))
+            .values(deleted=True)
+            .execution_options(synchronize_session=False))
+        session.execute(sa.insert(models.Deployment), rows)

@@ -1,0 +1,312 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""Actions on a taskflow jobboard ([taskflow]), on the real Redis of
+127.0.0.1:6379 (each test on a namespace of its own). Skipped when Redis
+does not answer, unless BAREMETAL_ORCH_REQUIRE_REDIS is set."""
+
+import contextlib
+import datetime
+import os
+import socket
+
+from oslo_config import cfg
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+from taskflow import exceptions as tf_exc
+
+from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import exception
+from baremetal_orch.conductor import manager
+from baremetal_orch.conductor import rpcapi
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.flows import jobboard
+from baremetal_orch.objects import event as event_obj
+from baremetal_orch.tests import base
+
+REDIS = ('127.0.0.1', 6379)
+
+
+def redis_answers():
+    with contextlib.suppress(OSError), socket.create_connection(
+            REDIS, timeout=1) as s:
+        s.sendall(b'PING\r\n')
+        return s.recv(16).startswith(b'+PONG')
+    return False
+
+
+def strategy():
+    return {'schema': 'shipyard/DeploymentStrategy/v1',
+            'metadata': {'name': 'jb'},
+            'data': {'groups': [
+                {'name': 'g1', 'critical': True, 'depends_on': [],
+                 'selectors': [{'node_tags': ['g1']}]},
+                {'name': 'g2', 'critical': True, 'depends_on': ['g1'],
+                 'selectors': [{'node_tags': ['g2']}]}]}}
+
+
+class TestOptions(base.TestCase):
+
+    def test_defaults_keep_the_database_claim(self):
+        self.assertFalse(cfg.CONF.taskflow.jobboard_enabled)
+        self.assertFalse(jobboard.enabled())
+        self.assertEqual('redis_taskflow_driver',
+                         cfg.CONF.taskflow.jobboard_backend_driver)
+
+    def test_unknown_driver_refused(self):
+        self.assertRaises(ValueError, self.config, group='taskflow',
+                          jobboard_backend_driver='etcd')
+
+    def test_expiration_time_bounded(self):
+        self.assertRaises(ValueError, self.config, group='taskflow',
+                          jobboard_expiration_time=1)
+
+    def test_password_is_secret(self):
+        self.assertTrue(
+            cfg.CONF.taskflow._group._opts['jobboard_backend_password'][
+                'opt'].secret)
+
+    def test_redis_board_conf(self):
+        self.config(group='taskflow', jobboard_backend_hosts=['10.0.0.1'],
+                    jobboard_backend_port=6380,
+                    jobboard_backend_password='pw',
+                    jobboard_backend_namespace='site-a')
+        conf = jobboard.board_conf()
+        self.assertEqual(('redis', '10.0.0.1', 6380, 'pw', 'site-a'),
+                         (conf['board'], conf['host'], conf['port'],
+                          conf['password'], conf['namespace']))
+        self.assertEqual('redis://10.0.0.1:6380', jobboard.backend_name())
+
+    def test_zookeeper_board_conf(self):
+        self.config(group='taskflow',
+                    jobboard_backend_driver='zookeeper_taskflow_driver',
+                    jobboard_backend_hosts=['zk1', 'zk2'],
+                    jobboard_backend_port=2181,
+                    jobboard_backend_namespace='site-a',
+                    jobboard_expiration_time=20)
+        conf = jobboard.board_conf()
+        self.assertEqual(('zookeeper', ['zk1:2181', 'zk2:2181'], '/site-a',
+                          20.0),
+                         (conf['board'], conf['hosts'], conf['path'],
+                          conf['timeout']))
+
+
+class JobboardTestCase(base.DbTestCase):
+    """A conductor with the Redis jobboard enabled."""
+
+    def setUp(self):
+        super().setUp()
+        if not redis_answers():
+            if os.environ.get('BAREMETAL_ORCH_REQUIRE_REDIS'):
+                self.fail('Redis does not answer on %s:%s' % REDIS)
+            self.skipTest('Redis does not answer on %s:%s' % REDIS)
+        self.namespace = 'test-%s' % uuidutils.generate_uuid()
+        self.config(group='taskflow', jobboard_enabled=True,
+                    jobboard_backend_namespace=self.namespace,
+                    jobboard_name=self.namespace,
+                    jobboard_expiration_time=4,
+                    jobboard_wait_timeout=0.1)
+        self.config(group='conductor', heartbeat_timeout=3)
+        self.ctx = orch_context.get_admin_context()
+        self.addCleanup(self._clean_redis)
+
+    def _clean_redis(self):
+        import redis
+        client = redis.Redis(*REDIS)
+        keys = list(client.scan_iter(match=self.namespace + '*'))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+    def start_manager(self, host='test-conductor'):
+        m = manager.ConductorManager(host)
+        m.init_host()
+        rpcapi.set_local_manager(m)
+        self.addCleanup(rpcapi.set_local_manager, None)
+        self.addCleanup(m.del_host, False)
+        return m
+
+    def nodes(self):
+        for group in ('g1', 'g2'):
+            for i in range(2):
+                self.create_node(name='%s-%d' % (group, i), tags=[group],
+                                 provision_state='enroll')
+        dbapi.create_strategy('jb', strategy())
+
+    def board(self):
+        board = jobboard.Board(dbapi.taskflow_backend())
+        board.connect()
+        self.addCleanup(board.close)
+        return board
+
+    def wait_for(self, predicate, timeout=60):
+        import time
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.05)
+        self.fail('condition not met within %s s' % timeout)
+
+    def finished(self, uuid):
+        def check():
+            action = dbapi.get_action(uuid)
+            return action if action.state in ('complete', 'failed') \
+                else None
+        return check
+
+
+class TestJobboard(JobboardTestCase):
+
+    def test_admitted_action_is_posted_claimed_run_and_consumed(self):
+        self.nodes()
+        m = self.start_manager()
+        action = m.admit_action(self.ctx, uuidutils.generate_uuid(),
+                                'deploy_site',
+                                {'deployment_strategy': 'jb'})
+        # No conductor until a conductor claims its job; the nodes
+        # admission resolved go with it.
+        self.assertIsNone(action.conductor)
+        self.assertEqual(
+            {'g1': ['g1-0', 'g1-1'], 'g2': ['g2-0', 'g2-1']},
+            {g: sorted(n) for g, n in dbapi.get_action(
+                action.uuid).progress['site']['group_nodes'].items()})
+        done = self.wait_for(self.finished(action.uuid))
+        self.assertEqual(('complete', 'success', 'test-conductor'),
+                         (done.state, done.result, done.conductor))
+        self.assertEqual(['g1', 'g2'], done.report['order'])
+        # The job is consumed, its logbook removed.
+        board = self.board()
+        self.wait_for(lambda: board.jobs() == {})
+
+        def logbooks():
+            with contextlib.closing(
+                    dbapi.taskflow_backend().get_connection()) as conn:
+                return [b.uuid for b in conn.get_logbooks()]
+        # Removed right after the job is consumed.
+        self.wait_for(lambda: action.uuid not in logbooks(), timeout=10)
+
+    def test_backend_down_refuses_the_action_and_leaves_nothing(self):
+        self.nodes()
+        with socket.socket() as s:
+            s.bind(('127.0.0.1', 0))
+            closed_port = s.getsockname()[1]
+        self.config(group='taskflow', jobboard_backend_port=closed_port)
+        m = self.start_manager()
+        error = self.assertRaises(
+            exception.CoordinationUnavailable, m.admit_action, self.ctx,
+            uuidutils.generate_uuid(), 'deploy_site',
+            {'deployment_strategy': 'jb'})
+        self.assertEqual(503, error.status)
+        self.assertIn('redis://127.0.0.1:%d' % closed_port, str(error))
+        self.assertEqual([], dbapi.list_actions())
+
+    def _running_action(self, conductor):
+        """A pending action of ``conductor`` (run_job starts it only if
+        it takes it)."""
+        action = dbapi.create_action({
+            'name': 'deploy_site', 'state': 'pending', 'conductor': None,
+            'parameters': {'deployment_strategy': 'jb',
+                           'strategy': strategy()}})
+        dbapi.claim_action(action.uuid, None, conductor)
+        return action
+
+    def test_job_of_a_live_conductor_is_left_to_it(self):
+        dbapi.register_service('other')
+        action = self._running_action('other')
+        m = self.start_manager()
+        m.actions.stop()
+        board = self.board()
+        job = board.post(action.uuid)
+        self.assertEqual(jobboard.RETRY, m.actions.run_job(job))
+        self.assertEqual('other', dbapi.get_action(action.uuid).conductor)
+        # The other conductor holds a job of its own for it: this one is
+        # a duplicate.
+        own = board.post(action.uuid)
+        board.claim(own, jobboard.claimant('other'))
+        self.assertEqual(jobboard.DUPLICATE, m.actions.run_job(job))
+
+    def test_job_of_a_dead_conductor_is_taken_over(self):
+        self.nodes()
+        dbapi.register_service('dead')
+        dbapi.update_service('dead', {
+            'last_seen_at': timeutils.utcnow() - datetime.timedelta(
+                minutes=5)})
+        action = self._running_action('dead')
+        m = self.start_manager()
+        m.actions.stop()
+        job = self.board().post(action.uuid)
+        self.assertEqual(jobboard.FINISHED, m.actions.run_job(job))
+        done = dbapi.get_action(action.uuid)
+        self.assertEqual(('complete', 'test-conductor'),
+                         (done.state, done.conductor))
+        events = [e.event_type for e in dbapi.list_events(
+            {'action_uuid': action.uuid})]
+        self.assertIn(event_obj.ACTION_TAKEN_OVER, events)
+
+    def test_restarted_conductor_does_not_renew_its_old_claims(self):
+        # Redis renews the claim of an owner that claims again: a
+        # conductor restarted under the same host name claims under
+        # another name, so its previous claims expire.
+        first, second = (jobboard.claimant('test-conductor')
+                         for _i in range(2))
+        self.assertNotEqual(first, second)
+        self.assertEqual('test-conductor', jobboard.host_of(second))
+        self.config(group='taskflow', jobboard_expiration_time=2)
+        board = self.board()
+        job = board.post(uuidutils.generate_uuid())
+        board.claim(job, first)
+        self.assertRaises(tf_exc.UnclaimableJob, board.claim, job, second)
+        board.release(job)
+        self.wait_for(lambda: board.owner(job) is None, timeout=10)
+        board.claim(job, second)
+        self.assertEqual(second, board.owner(job))
+
+    def test_finished_action_job_is_consumed(self):
+        action = dbapi.create_action({
+            'name': 'deploy_site', 'state': 'complete',
+            'parameters': {}})
+        m = self.start_manager()
+        m.actions.stop()
+        job = self.board().post(action.uuid)
+        self.assertEqual(jobboard.FINISHED, m.actions.run_job(job))
+
+    def test_orphan_of_a_dead_conductor_is_posted_again(self):
+        action = self._running_action('dead')
+        m = self.start_manager()
+        m.actions.stop()
+        board = self.board()
+        self.assertEqual({}, board.jobs())
+        m.actions.take_over(self.ctx, {'dead'})
+        self.assertEqual([action.uuid], list(board.jobs()))
+        # Posted once: its job is on the board now.
+        m.actions.take_over(self.ctx, {'dead'})
+        self.assertEqual(1, len(board.jobs()[action.uuid]))
+
+    def test_unclaimed_action_whose_job_was_lost_is_posted_again(self):
+        # A backend that lost its data (Redis restarted without
+        # persistence) lost the job of an action no conductor claimed yet.
+        action = dbapi.create_action({
+            'name': 'deploy_site', 'state': 'pending', 'conductor': None,
+            'parameters': {'deployment_strategy': 'jb',
+                           'strategy': strategy()}})
+        m = self.start_manager()
+        m.actions.stop()
+        board = self.board()
+        # Just admitted: its job may be on its way.
+        m.actions.take_over(self.ctx, set())
+        self.assertEqual({}, board.jobs())
+        dbapi.update_action(action.uuid, {
+            'created_at': timeutils.utcnow() - datetime.timedelta(
+                minutes=5)})
+        m.actions.take_over(self.ctx, set())
+        self.assertEqual([action.uuid], list(board.jobs()))

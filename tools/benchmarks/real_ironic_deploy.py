@@ -1,0 +1,415 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+"""P7: ``deploy_site`` over a real Ironic against a script driving the
+same Ironic straight through its API (and P6 during it).
+
+Each run has a site of its own, built before the clock starts:
+
+* a real Ironic from PyPI (:mod:`tools.benchmarks.real_ironic`: one
+  ``ironic`` process, API and conductor, on a MariaDB database of its own,
+  fake-hardware with ``[fake]`` delays so that each phase takes seconds,
+  power-state sync off) holding ``--nodes`` nodes in ``enroll``, spread
+  round-robin over 4 shards;
+* for baremetal_orch: 4 ``baremetal-orch-conductor`` processes, one per
+  shard (``[ironic]shard_key``), and ``baremetal-orch-api``, over
+  RabbitMQ (a vhost of its own) and MariaDB (a database of its own); the
+  run starts once the conductors' Ironic sync has imported every node.
+
+The clock then measures, for ours, a ``deploy_site`` of :data:`DEPENDS`
+(10 groups, up to 3 side by side, a tenth of the nodes each, every group
+spanning the 4 shards) from the POST of the action to its end; for the
+script (:mod:`tools.benchmarks.raw_ironic`), the same groups and nodes
+driven manage, provide, active through openstacksdk, in the same
+dependency order, from its first request until every node is ``active``.
+Both end with every Ironic node ``active`` (checked).
+
+Runs alternate, ours then the script's, ``--pairs`` times. One JSON line a
+run, then the ``P7`` line (medians, ratio = median of the pairs' ratios,
+min/median/max) and the ``P6`` line (the largest peak RSS of a conductor
+process during the runs).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import fixtures
+import psutil
+import requests
+
+from baremetal_orch.tests.functional.fixtures import broker
+from baremetal_orch.tests.functional.fixtures import databases
+from baremetal_orch.tests.functional import services
+from tools.benchmarks import ironic_shard_sync
+from tools.benchmarks import raw_ironic
+from tools.benchmarks import real_ironic
+from tools.benchmarks import stats
+
+GOAL = 1.15
+RSS_GOAL = 400
+SHARDS = 4
+#: The strategy: 10 groups in 5 layers (1, 3, 3, 2, 1 groups).
+DEPENDS = {'g0': [], 'g1': ['g0'], 'g2': ['g0'], 'g3': ['g0'],
+           'g4': ['g1'], 'g5': ['g1', 'g2'], 'g6': ['g2', 'g3'],
+           'g7': ['g4', 'g5'], 'g8': ['g5', 'g6'], 'g9': ['g7', 'g8']}
+#: ``[fake]`` delays of the Ironic (seconds; each phase takes seconds).
+FAKE_DELAYS = {'power_delay': '1', 'boot_delay': '1', 'deploy_delay': '2',
+               'management_delay': '0.5'}
+#: ``[ironic]connect_retries`` of ours: Ironic's one API process resets
+#: connections when hundreds of node workers call it at once.
+CONNECT_RETRIES = 6
+BIN = os.path.dirname(sys.executable)
+WAIT = 600
+
+
+def node_name(i):
+    return 'bench-%05d' % i
+
+
+def groups_of(count):
+    """``{group: [node names]}``: consecutive blocks of a tenth of the
+    nodes (node i is in shard i % 4, so every group spans the shards)."""
+    names = sorted(DEPENDS)
+    size = -(-count // len(names))
+    return {g: [node_name(i) for i in range(n * size,
+                                            min(count, (n + 1) * size))]
+            for n, g in enumerate(names)}
+
+
+def strategy(name, count):
+    return {'schema': 'shipyard/DeploymentStrategy/v1',
+            'metadata': {'name': name},
+            'data': {'groups': [
+                {'name': g, 'critical': True, 'depends_on': DEPENDS[g],
+                 'selectors': [{'node_names': members}],
+                 'success_criteria': {'percent_successful_nodes': 100}}
+                for g, members in sorted(groups_of(count).items())]}}
+
+
+def start_ironic(scope, count):
+    db = scope.useFixture(databases.Database('mysql'))
+    ironic = scope.useFixture(real_ironic.Ironic(
+        connection=real_ironic.mysql_url(db.url), fake_delays=FAKE_DELAYS,
+        locked_retries=10))
+    ironic_shard_sync.create_nodes(ironic, count, SHARDS, 8)
+    return ironic
+
+
+def ironic_states(ironic):
+    nodes = ironic.http.get(ironic.endpoint + '/v1/nodes', params={
+        'fields': 'name,provision_state', 'limit': 1000}, timeout=120)
+    nodes.raise_for_status()
+    return {n['name']: n['provision_state'] for n in nodes.json()['nodes']}
+
+
+def check_all_active(ironic, count):
+    states = ironic_states(ironic)
+    bad = {n: s for n, s in states.items() if s != 'active'}
+    if len(states) != count or bad:
+        raise RuntimeError('%d Ironic nodes, not active: %s'
+                           % (len(states), dict(list(bad.items())[:10])))
+
+
+def request_counts(ironic, since):
+    """Ironic's API requests since a log mark, by kind, from its own log:
+    node listings, GETs of one node, provision state changes, others."""
+    counts = {'list': 0, 'get_node': 0, 'provision': 0, 'other': 0}
+    for r in ironic.request_log(since):
+        parts = r.path.rstrip('/').split('/')
+        if r.method == 'GET' and parts[-1] in ('nodes', 'detail'):
+            counts['list'] += 1
+        elif r.method == 'GET' and len(parts) == 4 and parts[2] == 'nodes':
+            counts['get_node'] += 1
+        elif r.method == 'PUT' and parts[-1] == 'provision':
+            counts['provision'] += 1
+        else:
+            counts['other'] += 1
+    return counts
+
+
+class Usage:
+    """CPU seconds and peak RSS of processes and their children."""
+
+    def __init__(self, pids):
+        self.procs = {pid: psutil.Process(pid) for pid in pids}
+        self.start = {pid: self._cpu(p) for pid, p in self.procs.items()}
+
+    @staticmethod
+    def _tree(proc):
+        return [proc] + proc.children(recursive=True)
+
+    def _cpu(self, proc):
+        total = 0.0
+        for p in self._tree(proc):
+            t = p.cpu_times()
+            total += t.user + t.system
+        return total
+
+    @staticmethod
+    def _peak_mib(proc):
+        with open('/proc/%d/status' % proc.pid) as f:
+            for line in f:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1]) / 1024.0
+        return 0.0
+
+    def report(self):
+        """``{pid: {'cpu_s', 'peak_rss_mib', 'children_peak_rss_mib'}}``."""
+        out = {}
+        for pid, proc in self.procs.items():
+            children = proc.children(recursive=True)
+            out[pid] = {
+                'cpu_s': round(self._cpu(proc) - self.start[pid], 1),
+                'peak_rss_mib': round(self._peak_mib(proc), 1),
+                'children_peak_rss_mib': [round(self._peak_mib(c), 1)
+                                          for c in children]}
+        return out
+
+
+class Orchestrator:
+    """4 conductors (one per shard) and the API, RabbitMQ and MariaDB."""
+
+    def __init__(self, scope, ironic, count, poll_interval):
+        self.scope = scope
+        self.tmp = scope.useFixture(fixtures.TempDir()).path
+        self.db = scope.useFixture(databases.Database('mysql'))
+        self.rabbit = scope.useFixture(broker.RabbitMQ())
+        self.ironic = ironic
+        self.count = count
+        self.poll_interval = poll_interval
+        self.port = services.free_port()
+        self.procs = {}
+
+    def _config(self, name, shard=None):
+        sections = services.base_sections(
+            self.tmp, self.port, self.db.url,
+            DEFAULT={'rpc_transport': 'oslo', 'host': name,
+                     'transport_url': self.rabbit.transport_url,
+                     'rpc_response_timeout': 60},
+            conductor={'heartbeat_interval': 2, 'heartbeat_timeout': 30,
+                       'sync_interval': 10, 'workers': 128,
+                       'max_concurrent_groups': len(DEPENDS),
+                       'max_concurrent_nodes': self.count},
+            ironic=dict(self.ironic.ironic_options(),
+                        poll_interval=self.poll_interval,
+                        connect_retries=CONNECT_RETRIES))
+        if shard:
+            sections['ironic']['shard_key'] = shard
+        return services.write_config(
+            os.path.join(self.tmp, '%s.conf' % name), sections)
+
+    def _spawn(self, name, argv):
+        log = open(os.path.join(self.tmp, name + '.log'), 'wb')
+        proc = subprocess.Popen(
+            [os.path.join(BIN, argv[0])] + argv[1:], stdout=log,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+        self.procs[name] = proc
+        self.scope.addCleanup(self._stop, proc)
+        return proc
+
+    @staticmethod
+    def _stop(proc):
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+
+    def start(self):
+        api_conf = self._config('api')
+        subprocess.run([os.path.join(BIN, 'baremetal-orch-manage'),
+                        '--config-file', api_conf, 'db', 'upgrade'],
+                       check=True, capture_output=True, timeout=300)
+        self.conductors = []
+        for i in range(SHARDS):
+            name = 'conductor-%d' % i
+            self._spawn(name, ['baremetal-orch-conductor', '--config-file',
+                               self._config(name, 'shard-%d' % i)])
+            self.conductors.append(name)
+        self._spawn('api', ['baremetal-orch-api', '--config-file',
+                            api_conf])
+        self.client = services.Client('http://127.0.0.1:%d' % self.port)
+        self.client.wait_for(self._imported, timeout=WAIT, interval=1)
+
+    def _imported(self):
+        for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                with open(os.path.join(self.tmp, name + '.log'),
+                          errors='replace') as f:
+                    raise RuntimeError('%s exited:\n%s'
+                                       % (name, f.read()[-3000:]))
+        try:
+            resp = self.client.get(
+                '/v1/nodes', params={'limit': 1000, 'fields': 'uuid'})
+        except requests.RequestException:
+            return False
+        return (resp.status_code == 200
+                and len(resp.json()['nodes']) == self.count)
+
+    def deploy(self):
+        self.client.post('/v1/deployment_strategies', status=201,
+                         json=strategy('p7', self.count))
+        usage = Usage([self.procs[n].pid for n in self.conductors])
+        started = time.monotonic()
+        action = self.client.post('/v1/actions', status=201, json={
+            'name': 'deploy_site',
+            'parameters': {'deployment_strategy': 'p7'}}).json()
+        final = self.client.wait_for_action(action['uuid'], timeout=7200)
+        seconds = time.monotonic() - started
+        if (final['state'], final['result']) != ('complete', 'success'):
+            raise RuntimeError('deploy_site ended %s/%s after %.1f s: %s' % (
+                final['state'], final['result'], seconds,
+                json.dumps(self.failures(final))))
+        return seconds, usage.report()
+
+    def failures(self, final):
+        """What failed: each group's status and reason, and the nodes'
+        distinct last errors (counted)."""
+        groups = {g: [e.get('status'), e.get('reason'),
+                      len(e.get('failed_nodes') or ())]
+                  for g, e in (final.get('report') or {}).get(
+                      'groups', {}).items()}
+        errors = {}
+        nodes = self.client.get('/v1/nodes', params={
+            'limit': 1000, 'fields': 'name,last_error'}).json()['nodes']
+        for node in nodes:
+            if node.get('last_error'):
+                key = node['last_error'][:300]
+                errors[key] = errors.get(key, 0) + 1
+        return {'groups': groups, 'last_errors': errors,
+                'logs': self.keep_logs()}
+
+    def keep_logs(self):
+        """Copy the services' logs out of the temporary directory."""
+        dest = tempfile.mkdtemp(prefix='bmo-p7-logs-')
+        for name in os.listdir(self.tmp):
+            if name.endswith('.log'):
+                shutil.copy2(os.path.join(self.tmp, name), dest)
+        shutil.copy2(os.path.join(self.ironic.tmp, 'ironic.log'), dest)
+        return dest
+
+
+def run_ours(count, poll_interval):
+    with fixtures.Fixture() as scope:
+        ironic = start_ironic(scope, count)
+        orch = Orchestrator(scope, ironic, count, poll_interval)
+        orch.start()
+        ironic_usage = Usage([ironic.process.pid])
+        mark = ironic.log_mark()
+        seconds, conductors = orch.deploy()
+        requests_made = request_counts(ironic, mark)
+        check_all_active(ironic, count)
+        return {'figure': 'P7-run', 'side': 'baremetal_orch',
+                'seconds': round(seconds, 2), 'nodes': count,
+                'conductors': list(conductors.values()),
+                'ironic_cpu_s': list(ironic_usage.report().values())[0][
+                    'cpu_s'],
+                'ironic_requests': requests_made,
+                'ironic_poll_interval': poll_interval}
+
+
+def run_script(count, poll_interval):
+    with fixtures.Fixture() as scope:
+        ironic = start_ironic(scope, count)
+        api = raw_ironic.SdkIronic(ironic.endpoint)
+        scope.addCleanup(api.close)
+        by_name = {n.name: n.id for n in api.conn.baremetal.nodes(
+            fields=['uuid', 'name'], limit=1000)}
+        members = {g: [by_name[n] for n in names]
+                   for g, names in groups_of(count).items()}
+        driver = raw_ironic.DagDriver(DEPENDS, members)
+        ironic_usage = Usage([ironic.process.pid])
+        mark = ironic.log_mark()
+        seconds = raw_ironic.deploy(driver, api, poll_interval,
+                                    timeout=7200)
+        requests_made = request_counts(ironic, mark)
+        check_all_active(ironic, count)
+        return {'figure': 'P7-run', 'side': 'script',
+                'seconds': round(seconds, 2), 'nodes': count,
+                'ironic_cpu_s': list(ironic_usage.report().values())[0][
+                    'cpu_s'],
+                'ironic_requests': requests_made,
+                'poll_interval': poll_interval}
+
+
+def summarise(runs, count, pairs):
+    ours = [r['seconds'] for r in runs if r['side'] == 'baremetal_orch']
+    script = [r['seconds'] for r in runs if r['side'] == 'script']
+    n = min(len(ours), len(script))
+    ratios = stats.pair_ratios(ours[:n], script[:n])
+    conductors = [c for r in runs for c in r.get('conductors', ())]
+    load = [round(x, 2) for x in os.getloadavg()]
+    p7 = {'figure': 'P7', 'value': stats.summary(ours, 2)['median'],
+          'unit': 's', 'baseline': stats.summary(script, 2)['median'],
+          'ratio': stats.summary(ratios)['median'], 'goal': GOAL,
+          'ratios': stats.summary(ratios), 'ours': stats.summary(ours, 2),
+          'script': stats.summary(script, 2), 'nodes': count,
+          'pairs': n, 'groups': len(DEPENDS), 'shards': SHARDS,
+          'conductor_cpu_s': stats.summary(
+              [c['cpu_s'] for c in conductors], 1),
+          'fake_delays': FAKE_DELAYS, 'load': load}
+    p6 = {'figure': 'P6', 'value': max(c['peak_rss_mib'] for c in conductors),
+          'unit': 'MiB', 'baseline': None, 'ratio': None, 'goal': RSS_GOAL,
+          'during': 'P7', 'nodes': count,
+          'peak_rss_mib': stats.summary(
+              [c['peak_rss_mib'] for c in conductors], 1),
+          'note': 'VmHWM of each baremetal-orch-conductor process '
+                  '(children: see the P7-run lines)'}
+    return [p7, p6]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true',
+                        help='40 nodes, one pair')
+    parser.add_argument('--nodes', type=int)
+    parser.add_argument('--pairs', type=int)
+    parser.add_argument('--poll-interval', type=float, default=1.0,
+                        help='seconds between polls: [ironic]poll_interval '
+                             'of ours, the script\'s listing')
+    args = parser.parse_args(argv)
+    count = args.nodes or (40 if args.quick else 1000)
+    pairs = args.pairs or (1 if args.quick else 2)
+    runs = []
+    for _ in range(pairs):
+        for name, side in (('baremetal_orch', run_ours),
+                           ('script', run_script)):
+            try:
+                run = side(count, args.poll_interval)
+            except Exception as exc:
+                # Reported, not hidden: the line says what failed; the
+                # summary has only the runs that completed.
+                run = {'figure': 'P7-run', 'side': name, 'nodes': count,
+                       'failed': str(exc)[-4000:]}
+            run['load'] = [round(x, 2) for x in os.getloadavg()]
+            print(json.dumps(run), flush=True)
+            runs.append(run)
+    done = [r for r in runs if 'failed' not in r]
+    if not any(r['side'] == 'baremetal_orch' for r in done) or not any(
+            r['side'] == 'script' for r in done):
+        return 1
+    for doc in summarise(done, count, pairs):
+        print(json.dumps(doc), flush=True)
+    return 1 if len(done) < len(runs) else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
