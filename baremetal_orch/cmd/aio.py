@@ -89,7 +89,7 @@ class AllInOneService(launcher.ProcessService):
         if self.manager is not None:
             self.manager.del_host(wait=True,
                                   timeout=rpc_service.stop_timeout())
-        notifier.flush(CONF.notification_flush_timeout)
+        notifier.flush_at_stop('Conductor %s' % CONF.host)
         notifier.cleanup()
 
 

@@ -90,7 +90,5 @@ class ConductorService(launcher.ProcessService):
         if self.server is not None:
             self.server.wait()
         rpc.cleanup()
-        flushed = notifier.flush(CONF.notification_flush_timeout)
-        LOG.info('Conductor %s: notifications %s', self.host,
-                 'flushed' if flushed else 'not all flushed')
+        notifier.flush_at_stop('Conductor %s' % self.host)
         notifier.cleanup()

@@ -129,6 +129,19 @@ def flush(timeout=None):
     return True if _NOTIFIER is None else _NOTIFIER.flush(timeout)
 
 
+def flush_at_stop(who):
+    """A service stopping: flush for at most
+    ``[DEFAULT]notification_flush_timeout`` seconds and log the outcome
+    (``"<who>: notifications flushed"``, or ``not all flushed``).
+
+    :returns: True when none is left waiting.
+    """
+    flushed = flush(CONF.notification_flush_timeout)
+    LOG.info('%s: notifications %s', who,
+             'flushed' if flushed else 'not all flushed')
+    return flushed
+
+
 def cleanup():
     """Flush and stop the sender, release the transport."""
     global _TRANSPORT, _NOTIFIER

@@ -29,6 +29,7 @@ full. A child that dies is started again on the next notification.
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 import time
 
@@ -61,6 +62,26 @@ def make_conf(options):
             except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
                 LOG.debug('No option %s in [%s] here', name, group)
     return conf
+
+
+#: Signals the child ignores: those sent to every process of the service
+#: (systemd's KillMode=control-group, a terminal's Ctrl-C, a reload). Its
+#: parent stops it once the queue is flushed; a parent killed with SIGKILL
+#: is noticed within a second (see :func:`_child_main`).
+IGNORED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _run_child(target, *args):
+    """The child process's entry point: ignore :data:`IGNORED_SIGNALS`,
+    then run ``target(*args)``.
+
+    The child starts with them blocked (:meth:`ProcessNotificationSender.
+    _start_child`): one sent while the interpreter starts is discarded here,
+    not fatal."""
+    for signum in IGNORED_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, IGNORED_SIGNALS)
+    target(*args)
 
 
 def _child_main(options, topics, items, sent, ready):
@@ -160,12 +181,21 @@ class ProcessNotificationSender:
             self._ready = self._ctx.Event()
             self._queued = 0
             self._child = self._ctx.Process(
-                target=self._target, name='notification-sender',
-                args=(self._options, self._topics, self._items,
-                      self._sent, self._ready),
+                target=_run_child, name='notification-sender',
+                args=(self._target, self._options, self._topics,
+                      self._items, self._sent, self._ready),
                 daemon=True)
-            self._child.start()
+            self._start_child()
             self._pid = os.getpid()
+
+    def _start_child(self):
+        # Blocked in this thread while the child is spawned: the child
+        # inherits the mask and ignores them once it runs (_run_child).
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, IGNORED_SIGNALS)
+        try:
+            self._child.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def start(self, timeout=None):
         """Start the child now (a service starting) rather than with the
@@ -226,7 +256,7 @@ class ProcessNotificationSender:
             pass
         self._child.join(timeout if flushed else 0)
         if self._child.is_alive():
-            self._child.terminate()
+            self._child.kill()  # it ignores SIGTERM
             self._child.join(5)
         self._items.close()
         self._items.cancel_join_thread()

@@ -128,10 +128,14 @@ class TestConductorSignals(SignalsMixin, base.DrillTestCase):
         # Stop while the first nodes are being provided.
         self.client.wait_for(lambda: reload.started(
             self.call_log, 'provide', 'term-'), timeout=60)
-        proc.send_signal(signal.SIGTERM)
+        # To every process of the service, as systemd stops a unit
+        # (KillMode=control-group): the notification sender child too.
+        os.killpg(proc.pid, signal.SIGTERM)
         self.assertEqual(0, proc.wait(STOP_BOUND))
         reload.wait_log(proc, 'Conductor c1 stopping: no new work')
         reload.wait_log(proc, 'Conductor c1: notifications flushed')
+        # The sender child outlived the signal: nothing was lost with it.
+        self.assertFalse(reload.log_has(proc, 'sender process ended'))
         # The node work that was running when the signal came finished.
         begun = reload.started(self.call_log, 'provide', 'term-')
         ended = reload.intervals(self.call_log, 'provide', 'term-')
@@ -187,10 +191,12 @@ class TestAllInOneSignals(SignalsMixin, base.DrillTestCase):
         action = reload.post_action(self.client, strategy)
         self.client.wait_for(lambda: reload.started(
             self.call_log, 'provide', 'aterm-'), timeout=60)
-        self.aio.send_signal(signal.SIGTERM)
+        os.killpg(self.aio.pid, signal.SIGTERM)
         self.assertEqual(0, self.aio.wait(STOP_BOUND))
         reload.wait_log(self.aio, 'Caught SIGTERM: stopping gracefully')
         reload.wait_log(self.aio, 'Conductor aio stopped')
+        reload.wait_log(self.aio, 'Conductor aio: notifications flushed')
+        self.assertFalse(reload.log_has(self.aio, 'sender process ended'))
         # The node work that was running finished before the exit.
         begun = reload.started(self.call_log, 'provide', 'aterm-')
         self.assertEqual(begun, set(reload.intervals(

@@ -14,6 +14,7 @@ would publish is written to a file instead)."""
 
 import json
 import os
+import signal
 import time
 
 import fixtures
@@ -116,6 +117,34 @@ class TestProcessSender(base.TestCase):
         sender.prepare('p').info({}, 'e', {})
         self.assertIs(child, sender._child)
         self.assertTrue(sender.flush(30))
+
+    def test_the_child_outlives_a_signal_to_the_process_group(self):
+        # systemd (KillMode=control-group) and a terminal's Ctrl-C signal
+        # every process of the service: the child keeps sending what is
+        # queued until its parent, stopping gracefully, stops it.
+        # While it starts (its interpreter still booting), then running.
+        open(self.hold, 'w').close()
+        sender = self.make()
+        sender.prepare('p').info({}, 'first', {})
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            os.kill(sender._child.pid, signum)
+        self.assertTrue(sender.start(30))
+        sender.prepare('p').info({}, 'second', {})
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            os.kill(sender._child.pid, signum)
+        time.sleep(0.5)
+        self.assertTrue(sender._child.is_alive())
+        os.unlink(self.hold)
+        self.assertTrue(sender.flush(30))
+        self.assertEqual(['first', 'second'], [r[4] for r in self.sent()])
+
+    def test_stop_ends_a_stuck_child(self):
+        open(self.hold, 'w').close()
+        sender = self.make()
+        sender.prepare('p').info({}, 'stuck', {})
+        child = sender._child
+        self.assertFalse(sender.stop(0.2))
+        self.assertFalse(child.is_alive())
 
     def test_stop_ends_the_child(self):
         sender = self.make()
