@@ -55,6 +55,7 @@ import tenacity
 from tooz import hashring
 
 from baremetal_orch.common import exception
+from baremetal_orch.ironic import poller as poller_mod
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -121,6 +122,10 @@ class IronicClient:
         self.page_size = page_size
         self._conn = None
         self._lock = threading.Lock()
+        #: Serves the node states of every wait_for_state of this client.
+        self.poller = poller_mod.StatePoller(
+            self.list_nodes, self.get_node,
+            spacing=self._opts.poll_interval / 2)
 
     # --- configuration -----------------------------------------------------
 
@@ -345,6 +350,25 @@ class IronicClient:
                 group=self.conductor_group)
         return ironic_node
 
+    def fresh_node(self, uuid):
+        """The node now, confirmed in this service's scope, before acting
+        on it.
+
+        While many nodes are waited on, from the next shared listing of
+        the shard (:attr:`poller`; in scope by construction, with only
+        :data:`~baremetal_orch.ironic.poller.FIELDS`); otherwise, or when
+        the listing does not show it, a GET of the node and
+        :meth:`check_in_scope`.
+
+        :raises: NodeNotInShard; IronicRequestFailed.
+        """
+        self.poller.register(uuid)
+        try:
+            node, _since = self.poller.node(uuid, get=self.check_in_scope)
+        finally:
+            self.poller.unregister(uuid)
+        return node
+
     # --- actions ------------------------------------------------------------
 
     def set_provision_state(self, uuid, target, **kwargs):
@@ -384,8 +408,11 @@ class IronicClient:
                        on_state=None, label=None):
         """Poll a node until its provision state is one of ``states``.
 
-        Polls every ``[ironic]poll_interval`` seconds until a deadline;
+        Looks every ``[ironic]poll_interval`` seconds until a deadline;
         never openstacksdk's ``wait=True`` (2 s polls, no failure reason).
+        The looks of every wait of this client are served by
+        :attr:`poller`: one listing of the shard per poll when many nodes
+        are waited on, a GET of the node otherwise.
 
         :param states: provision states that end the wait.
         :param timeout: seconds allowed.
@@ -403,34 +430,37 @@ class IronicClient:
         ``reservation`` any more, within the same deadline.
         """
         label = label or uuid
-        fields = ['uuid', 'provision_state', 'target_provision_state',
-                  'last_error', 'maintenance', 'reservation']
         watch = timeutils.StopWatch(duration=timeout).start()
-        seen = None
-        while True:
-            node = self.get_node(uuid, fields=fields)
-            state = node.get('provision_state')
-            if state != seen:
-                seen = state
-                if on_state is not None:
-                    on_state(state)
-            if state in states:
-                return node
-            if state in fail_states and (
-                    node.get('last_error') or not node.get('reservation')
-                    or watch.expired()):
-                raise exception.ProvisioningFailed(
-                    node=label,
-                    reason=node.get('last_error') or 'Ironic moved the node '
-                    'to %s' % state)
-            # A failure state while the node is still reserved: Ironic
-            # enters it before its error handler has written last_error.
-            if watch.expired():
-                raise exception.ProvisioningTimeout(
-                    node=label, state='/'.join(states), timeout=timeout)
-            interval = min(self._opts.poll_interval,
-                           max(0.0, watch.leftover()))
-            time.sleep(interval)
+        seen = since = None
+        self.poller.register(uuid)
+        try:
+            while True:
+                node, since = self.poller.node(uuid, since)
+                state = node.get('provision_state')
+                if state != seen:
+                    seen = state
+                    if on_state is not None:
+                        on_state(state)
+                if state in states:
+                    return node
+                if state in fail_states and (
+                        node.get('last_error') or not node.get('reservation')
+                        or watch.expired()):
+                    raise exception.ProvisioningFailed(
+                        node=label,
+                        reason=node.get('last_error') or 'Ironic moved the '
+                        'node to %s' % state)
+                # A failure state while the node is still reserved: Ironic
+                # enters it before its error handler has written
+                # last_error.
+                if watch.expired():
+                    raise exception.ProvisioningTimeout(
+                        node=label, state='/'.join(states), timeout=timeout)
+                interval = min(self._opts.poll_interval,
+                               max(0.0, watch.leftover()))
+                time.sleep(interval)
+        finally:
+            self.poller.unregister(uuid)
 
 
 class PeerRing:

@@ -11,11 +11,13 @@
 #    under the License.
 """The ``ironic`` provisioning driver: nodes deployed by a real Ironic.
 
-The node's ``ironic_uuid`` names its Ironic node. Every action first checks,
-with one GET of that node, that it is still in this service's Ironic shard
-and conductor group (:class:`~baremetal_orch.common.exception.NodeNotInShard`
-otherwise), then starts from the state Ironic reports, so each action is
-idempotent:
+The node's ``ironic_uuid`` names its Ironic node. Every action first checks
+that it is still in this service's Ironic shard and conductor group
+(:class:`~baremetal_orch.common.exception.NodeNotInShard` otherwise), then
+starts from the state Ironic reports, so each action is idempotent. The
+check and the waits read Ironic through the client's shared poller
+(:mod:`baremetal_orch.ironic.poller`): while many nodes are waited on, one
+scoped listing per poll shows them all; otherwise a GET of the node:
 
 =============  ============================================================
 action         Ironic calls, by the node's current provision state
@@ -29,7 +31,7 @@ action         Ironic calls, by the node's current provision state
 =============  ============================================================
 
 A node already in a working state (verifying, cleaning, deploying, ...) is
-waited for, not sent again. Waits poll every ``[ironic]poll_interval``
+waited for, not sent again. Waits look every ``[ironic]poll_interval``
 seconds until the phase's timeout (``ProvisioningTimeout``); a node that
 ends in a failure state raises ``ProvisioningFailed`` with Ironic's
 ``last_error``.
@@ -100,7 +102,7 @@ class IronicDriver(base.ProvisioningDriver):
                 reason='node %s has no ironic_uuid: the ironic driver does '
                        'not know which Ironic node to act on' % node.ident)
         try:
-            return self.client.check_in_scope(node.ironic_uuid)
+            return self.client.fresh_node(node.ironic_uuid)
         except ironic_client.IronicRequestFailed as exc:
             raise exception.ProvisioningFailed(node=node.ident,
                                                reason=exc.message)

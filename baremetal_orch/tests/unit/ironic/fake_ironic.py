@@ -230,6 +230,9 @@ class FakeIronic:
             # Like Ironic: the next link keeps limit and marker only.
             body['next'] = '%s%s?limit=%d&marker=%s' % (
                 ENDPOINT, path, limit, page[-1]['uuid'])
+        # A listing is a poll of each node it shows.
+        for node in page:
+            self._advance(node)
         return body
 
     def _refuse(self, node, context):
@@ -273,7 +276,8 @@ class FakeIronic:
         return None
 
     def _advance(self, node):
-        """After a poll: the node moves one state on."""
+        """After a poll (a GET of it, a listing showing it): the node moves
+        one state on."""
         uuid = node['uuid']
         if uuid not in self.pending or uuid in self.stuck:
             return
