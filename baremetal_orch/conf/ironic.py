@@ -36,7 +36,11 @@ opts = [
     cfg.IntOpt('api_retry_interval', default=2, min=0,
                help='Seconds between two retries of an Ironic call.'),
     cfg.FloatOpt('poll_interval', default=1.0, min=0.05,
-                 help='Seconds between two polls of a node\'s state.'),
+                 help='Seconds between two looks at a node\'s state while '
+                      'a conductor waits for it. While many nodes are '
+                      'waited on, one listing of the shard per poll shows '
+                      'them all (listings start at least half this apart); '
+                      'otherwise each node is fetched alone.'),
 ]
 
 

@@ -76,3 +76,20 @@ class TestQuickBenchmarks(base.FunctionalTestCase):
                          (p7['value'], p7['baseline']))
         self.assertEqual(max(c['peak_rss_mib'] for c in ours['conductors']),
                          p6['value'])
+
+    def test_ironic_poll_cost_quick(self):
+        # The figure behind poller.LISTED_PER_GET, on a real Ironic.
+        proc = subprocess.run(
+            [sys.executable, '-m', 'tools.benchmarks.ironic_poll_cost',
+             '--nodes', '40', '--pairs', '2', '--gets', '5'],
+            cwd=ROOT, capture_output=True, text=True, timeout=600,
+            stdin=subprocess.DEVNULL)
+        self.assertEqual(0, proc.returncode, proc.stderr[-4000:])
+        [doc] = [json.loads(line) for line in proc.stdout.splitlines()]
+        self.assertEqual(('ironic-poll-cost', 40, 10, 2),
+                         (doc['figure'], doc['nodes'], doc['shard_nodes'],
+                          doc['pairs']))
+        for key in ('get_ms', 'shard_listing_ms', 'full_listing_ms',
+                    'listed_per_get'):
+            self.assertEqual(2, doc[key]['n'], key)
+            self.assertGreater(doc[key]['min'], 0, key)
