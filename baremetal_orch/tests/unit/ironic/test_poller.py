@@ -31,10 +31,10 @@ class TestUseListing(test_base.TestCase):
         (poller.MIN_WAITING - 1, 1, False),
         (poller.MIN_WAITING, None, True),        # no listing seen yet
         (25, 250, True),                         # P7's shards
-        (4, 200, True),                          # 4 * 50 == 200
-        (4, 201, False),                         # just above
+        (4, 160, True),                          # 4 * 40 == 160
+        (4, 161, False),                         # just above
         (20, 10000, False),                      # a few in a big shard
-        (200, 10000, True),
+        (250, 10000, True),
     ]
 
     def test_table(self):
@@ -152,7 +152,7 @@ class TestStatePoller(test_base.TestCase):
         for i in range(8):
             self.poller.register('u%d' % i)
         self.poller.node('u0')                # no size known: a listing
-        self.poller.node('u1')                # 8 * 50 < 1000: a GET
+        self.poller.node('u1')                # 8 * 40 < 1000: a GET
         self.assertEqual(['list', 'get u1'], self.calls)
 
     def test_unregister(self):
