@@ -15,9 +15,12 @@ listing, both with the fields of a wait (``poller.FIELDS``).
 A real Ironic from PyPI on MariaDB (:mod:`tools.benchmarks.real_ironic`)
 holds ``--nodes`` nodes over 4 shards. Interleaved, ``--pairs`` times:
 ``--gets`` GETs of single nodes, one after another, then listings of one
-shard and of every node. The figure ``listed_per_get`` is how many listed
-nodes cost Ironic's API as much as one GET of a node: the constant
-:data:`baremetal_orch.ironic.poller.LISTED_PER_GET` it checks.
+shard and of every node, then ``--gets`` JSON patches of ``instance_info``
+(what the ``ironic`` driver sends each node before deploying it: the
+signal inputs). The figure ``listed_per_get`` is how many listed nodes
+cost Ironic's API as much as one GET of a node: the constant
+:data:`baremetal_orch.ironic.poller.LISTED_PER_GET` it checks;
+``patch_ms`` what the patch before a deploy costs.
 """
 
 import argparse
@@ -76,8 +79,22 @@ def measure(ironic, uuids, gets, pairs):
     def per_full_listing():
         return _timed(listing)
 
-    get_s, shard_s, full_s = stats.interleaved(
-        (per_get, per_shard_listing, per_full_listing), pairs)
+    rounds = iter(range(1000000))
+
+    def per_patch():
+        n = next(rounds)
+
+        def patch(uuid):
+            resp = http.patch(
+                '%s/v1/nodes/%s' % (ironic.endpoint, uuid), json=[
+                    {'op': 'add', 'path': '/instance_info/deploy_signal_id',
+                     'value': 'http://127.0.0.1/signal/%d' % n}],
+                headers=headers, timeout=60)
+            resp.raise_for_status()
+        return _timed(lambda: [patch(u) for u in uuids[:gets]]) / gets
+
+    get_s, shard_s, full_s, patch_s = stats.interleaved(
+        (per_get, per_shard_listing, per_full_listing, per_patch), pairs)
     listed_per_get = [g / (f / total) for g, f in zip(get_s, full_s)]
     return {'figure': 'ironic-poll-cost', 'nodes': total,
             'shard_nodes': shard_size, 'pairs': pairs,
@@ -85,6 +102,7 @@ def measure(ironic, uuids, gets, pairs):
             'shard_listing_ms': stats.summary(
                 [s * 1000 for s in shard_s], 1),
             'full_listing_ms': stats.summary([s * 1000 for s in full_s], 1),
+            'patch_ms': stats.summary([s * 1000 for s in patch_s], 2),
             'listed_per_get': stats.summary(listed_per_get, 1),
             'constant': poller.LISTED_PER_GET}
 

@@ -90,6 +90,6 @@ class TestQuickBenchmarks(base.FunctionalTestCase):
                          (doc['figure'], doc['nodes'], doc['shard_nodes'],
                           doc['pairs']))
         for key in ('get_ms', 'shard_listing_ms', 'full_listing_ms',
-                    'listed_per_get'):
+                    'patch_ms', 'listed_per_get'):
             self.assertEqual(2, doc[key]['n'], key)
             self.assertGreater(doc[key]['min'], 0, key)
