@@ -60,6 +60,38 @@ def fresh_database(server_url):
     return url.set(database=name).render_as_string(hide_password=False), drop
 
 
+def insert_nodes(engine, nodes, conductor):
+    """Bulk-insert fake nodes ([{name, tags, rack_name, driver_info,
+    labels}]) in ``enroll``, bound to the conductor ``conductor``, through
+    the SQLAlchemy ``engine``."""
+    now = timeutils.utcnow()
+    rows, tags = [], []
+    for n in nodes:
+        rows.append({'uuid': uuidutils.generate_uuid(), 'name': n['name'],
+                     'driver': 'fake', 'provision_state': 'enroll',
+                     'maintenance': False, 'console_enabled': False,
+                     'rack_name': n.get('rack_name'),
+                     'driver_info': n.get('driver_info') or {},
+                     'instance_info': {}, 'extra': {},
+                     'conductor': conductor, 'created_at': now})
+    with engine.begin() as conn:
+        conn.execute(sa.insert(models.Node), rows)
+        ids = dict(conn.execute(sa.select(models.Node.name,
+                                          models.Node.id)).all())
+        for n in nodes:
+            for tag in n.get('tags', ()):
+                tags.append({'node_id': ids[n['name']], 'tag': tag,
+                             'created_at': now})
+        if tags:
+            conn.execute(sa.insert(models.NodeTag), tags)
+        labels = [{'node_id': ids[n['name']], 'key': k, 'value': v,
+                   'created_at': now}
+                  for n in nodes
+                  for k, v in (n.get('labels') or {}).items()]
+        if labels:
+            conn.execute(sa.insert(models.NodeLabel), labels)
+
+
 class Service:
     """The all-in-one service minus the HTTP server."""
 
@@ -100,33 +132,7 @@ class Service:
 
     def add_nodes(self, nodes):
         """Bulk-insert fake nodes: [{name, tags, rack_name, driver_info}]."""
-        engine = sqla_api.get_engine()
-        now = timeutils.utcnow()
-        rows, tags = [], []
-        for n in nodes:
-            rows.append({'uuid': uuidutils.generate_uuid(), 'name': n['name'],
-                         'driver': 'fake', 'provision_state': 'enroll',
-                         'maintenance': False, 'console_enabled': False,
-                         'rack_name': n.get('rack_name'),
-                         'driver_info': n.get('driver_info') or {},
-                         'instance_info': {}, 'extra': {},
-                         'conductor': 'bench', 'created_at': now})
-        with engine.begin() as conn:
-            conn.execute(sa.insert(models.Node), rows)
-            ids = dict(conn.execute(sa.select(models.Node.name,
-                                              models.Node.id)).all())
-            for n in nodes:
-                for tag in n.get('tags', ()):
-                    tags.append({'node_id': ids[n['name']], 'tag': tag,
-                                 'created_at': now})
-            if tags:
-                conn.execute(sa.insert(models.NodeTag), tags)
-            labels = [{'node_id': ids[n['name']], 'key': k, 'value': v,
-                       'created_at': now}
-                      for n in nodes
-                      for k, v in (n.get('labels') or {}).items()]
-            if labels:
-                conn.execute(sa.insert(models.NodeLabel), labels)
+        insert_nodes(sqla_api.get_engine(), nodes, 'bench')
 
     def add_strategy(self, document):
         from baremetal_orch.db import api as dbapi

@@ -12,7 +12,14 @@
 """P2: makespan of a 20-group DAG over fake nodes with simulated durations,
 serialized (max_concurrent_groups = 1) and with parallel groups, against
 the bounds computed from the strategy: the sum of the group durations
-(serialized) and the critical path (parallel)."""
+(serialized) and the critical path (parallel).
+
+``--deployment aio`` (the default) runs the conductor in this process
+(:class:`tools.benchmarks.harness.Service`); ``--deployment split`` (or
+``--split``) runs ``baremetal-orch-api`` and one
+``baremetal-orch-conductor`` as processes over RabbitMQ
+(:class:`tools.benchmarks.split.Split`) and times the action from its
+``POST`` to the poll of ``GET /v1/actions/{uuid}`` that sees it end."""
 
 import argparse
 import json
@@ -22,6 +29,7 @@ import sys
 import sqlalchemy as sa
 
 from tools.benchmarks import harness
+from tools.benchmarks import split
 
 GOAL = 1.10
 LAYERS = 4
@@ -44,57 +52,102 @@ def dag():
     return groups, depends, factor
 
 
-def run(nodes_total, unit, parallel, connection=None):
+def conductor_overrides(per_group, groups, parallel):
+    """The conductor's options ({(section, option): value}): a group's
+    nodes side by side, one group at a time or all that may run, and
+    workers for every node running at once."""
+    return {('conductor', 'max_concurrent_nodes'): per_group,
+            ('conductor', 'max_concurrent_groups'):
+                groups if parallel else 1,
+            ('conductor', 'workers'): max(8, per_group * (
+                WIDTH if parallel else 1) + 4)}
+
+
+def fake_nodes(groups, factor, per_group, unit):
+    """``per_group`` fake nodes a group, tagged with it, each phase lasting
+    ``unit`` times the group's factor."""
+    return [{'name': '%s-n%03d' % (g, i), 'tags': [g],
+             'driver_info': {'fake_duration': unit * factor[g]}}
+            for g in groups for i in range(per_group)]
+
+
+def bound(document, groups, factor, unit, parallel):
+    """The makespan the strategy allows: a group lasts its prepare plus
+    its deploy (its nodes side by side); the sum of the groups serialized,
+    the critical path with parallel groups."""
+    from baremetal_orch.deployment import strategy as strategy_mod
+    strategy = strategy_mod.parse(document)
+    durations = {g: 2 * unit * factor[g] for g in groups}
+    return (strategy.critical_path_bound(durations) if parallel
+            else strategy.serial_bound(durations))
+
+
+def run(nodes_total, unit, parallel, connection=None, deployment='aio'):
+    """Return (seconds, bound, extra): ``extra`` holds what the split
+    deployment measured besides (each process's CPU seconds, the seconds
+    the action recorded)."""
     groups, depends, factor = dag()
     per_group = nodes_total // len(groups)
-    overrides = {('conductor', 'max_concurrent_nodes'): per_group,
-                 ('conductor', 'max_concurrent_groups'):
-                     len(groups) if parallel else 1,
-                 ('conductor', 'workers'): max(8, per_group * (
-                     WIDTH if parallel else 1) + 4)}
-    svc = harness.Service(connection=connection, overrides=overrides)
+    overrides = conductor_overrides(per_group, len(groups), parallel)
+    document = harness.chain_strategy('p2', groups, depends)
+    nodes = fake_nodes(groups, factor, per_group, unit)
+    if deployment == 'split':
+        svc = split.Split(connection=connection, overrides=overrides)
+        svc.setUp()
+    else:
+        svc = harness.Service(connection=connection, overrides=overrides)
     try:
-        nodes = []
-        for g in groups:
-            for i in range(per_group):
-                nodes.append({'name': '%s-n%03d' % (g, i), 'tags': [g],
-                              'driver_info': {
-                                  'fake_duration': unit * factor[g]}})
         svc.add_nodes(nodes)
-        document = harness.chain_strategy('p2', groups, depends)
-        svc.add_strategy(document)
-        action, seconds = svc.run_action('p2')
-        assert action.result == 'success', action.report
-        from baremetal_orch.deployment import strategy as strategy_mod
-        strategy = strategy_mod.parse(document)
-        # A group lasts its prepare plus its deploy (nodes side by side).
-        durations = {g: 2 * unit * factor[g] for g in groups}
-        bound = (strategy.critical_path_bound(durations) if parallel
-                 else strategy.serial_bound(durations))
-        return seconds, bound
+        extra = {}
+        if deployment == 'split':
+            svc.start()
+            svc.add_strategy(document)
+            action, seconds, extra = svc.run_action('p2')
+            ended = (action['state'], action['result'])
+        else:
+            svc.add_strategy(document)
+            action, seconds = svc.run_action('p2')
+            ended = (action.state, action.result)
+        if ended != ('complete', 'success'):
+            raise RuntimeError('deploy_site ended %s/%s after %.1f s'
+                               % (ended + (seconds,)))
+        return seconds, bound(document, groups, factor, unit,
+                              parallel), extra
     finally:
         svc.stop()
 
 
-def main(argv=None):
+def build_parser():
     parser = argparse.ArgumentParser()
     parser.add_argument('--quick', action='store_true')
     parser.add_argument('--mode', choices=['serial', 'parallel'],
                         required=True)
     parser.add_argument(
+        '--deployment', choices=['aio', 'split'], default='aio',
+        help='aio: the conductor in this process (the default); split: '
+             'baremetal-orch-api and baremetal-orch-conductor processes '
+             'over RabbitMQ')
+    parser.add_argument('--split', dest='deployment', action='store_const',
+                        const='split', help='--deployment split')
+    parser.add_argument(
         '--connection', default=os.environ.get(harness.CONNECTION_ENV),
         help='a database server (a fresh database is made on it); default '
              '$%s, else an embedded sqlite file' % harness.CONNECTION_ENV)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     nodes, unit = (100, 0.5) if args.quick else (2000, 2.0)
-    seconds, bound = run(nodes, unit, args.mode == 'parallel',
-                         args.connection)
+    seconds, limit, extra = run(nodes, unit, args.mode == 'parallel',
+                                args.connection, args.deployment)
     database = (sa.engine.make_url(args.connection).get_backend_name()
                 if args.connection else 'sqlite')
     print(json.dumps(harness.figure(
         'P2-%s' % args.mode, round(seconds, 2), 's',
-        baseline=round(bound, 2), goal=GOAL, nodes=nodes, groups=20,
-        database=database)))
+        baseline=round(limit, 2), goal=GOAL, nodes=nodes, groups=20,
+        database=database, deployment=args.deployment,
+        load=[round(x, 2) for x in os.getloadavg()], **extra)))
 
 
 if __name__ == '__main__':

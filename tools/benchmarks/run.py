@@ -15,7 +15,8 @@
 
 Figures: selectors, P1 (node list vs a real Ironic, interleaved, on
 sqlite and on MariaDB, whole documents and like-for-like fields), P2
-(makespan against the critical-path bound, serialized and parallel), P3
+(makespan against the critical-path bound, serialized and parallel, all-in-one
+and split: API and conductor processes over RabbitMQ), P3
 (overhead per node, 100 to 10,000 nodes), P4 (shard sync vs full
 listing, real Ironic), P5 (notifications on RabbitMQ vs off), P6 (peak
 RSS of the conductor during the largest P3 action; with P7, also during
@@ -116,8 +117,10 @@ def main(argv=None):
                 for doc in _run('node_list', '--backend', backend, *quick):
                     emit(doc)
         elif name == 'P2':
-            for mode in ('serial', 'parallel'):
-                emit(_run('makespan', '--mode', mode, *quick)[0])
+            for deployment in ('aio', 'split'):
+                for mode in ('serial', 'parallel'):
+                    emit(_run('makespan', '--mode', mode, '--deployment',
+                              deployment, *quick)[0])
         elif name in ('P3', 'P6'):
             if 'overhead' not in cache:
                 cache['overhead'] = overhead(args.quick)
