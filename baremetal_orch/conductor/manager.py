@@ -33,7 +33,7 @@ from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.flows import dispatcher
 from baremetal_orch.flows import engine
-from baremetal_orch.ironic import client as ironic_client
+from baremetal_orch.ironic import peers as ironic_peers
 from baremetal_orch.ironic import sync as ironic_sync
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
@@ -99,7 +99,7 @@ class ConductorManager:
         service_obj.Service.register(
             ctx, self.host, shard_key=CONF.ironic.shard_key,
             conductor_group=CONF.ironic.conductor_group)
-        ironic_client.warn_deprecated_peer_list(CONF)
+        ironic_peers.warn_deprecated_peer_list(CONF)
         if ironic_sync.enabled(CONF):
             self.ironic_sync = ironic_sync.SyncJob(self.host, ctx)
             self.periodics.extra_jobs.append(

@@ -36,8 +36,7 @@ times every ``[ironic]api_retry_interval`` seconds, only what can change: a
 503 (no free conductor) and a 409 saying the node is locked. Any other
 conflict is final and raised at once.
 
-The deprecated ``[ironic]peer_list`` mode is served by :class:`PeerRing`, a
-tooz hash ring over the peers, and :func:`warn_deprecated_peer_list`.
+The deprecated ``[ironic]peer_list`` mode is in :mod:`.peers`.
 """
 
 import threading
@@ -52,7 +51,6 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
 import tenacity
-from tooz import hashring
 
 from baremetal_orch.common import exception
 from baremetal_orch.ironic import poller as poller_mod
@@ -461,50 +459,3 @@ class IronicClient:
                 time.sleep(interval)
         finally:
             self.poller.unregister(uuid)
-
-
-class PeerRing:
-    """The legacy ``[ironic]peer_list`` mode: nodes spread on a hash ring.
-
-    Deprecated: nodes move between peers whenever the ring
-    changes. Use ``[ironic]shard_key`` with one service per shard.
-    """
-
-    def __init__(self, peers, partitions=2 ** 5):
-        self.peers = sorted(set(peers))
-        self._ring = hashring.HashRing(self.peers, partitions=partitions)
-
-    def owner(self, node_uuid):
-        """The peer that manages ``node_uuid``."""
-        (owner,) = self._ring.get_nodes(node_uuid.encode('utf-8'))
-        return owner
-
-    def owns(self, host, node_uuid):
-        """Whether ``host`` manages ``node_uuid``."""
-        return self.owner(node_uuid) == host
-
-
-def warn_deprecated_peer_list(conf=CONF):
-    """Warn when the deprecated hash ring mode is in use.
-
-    :returns: True when ``[ironic]peer_list`` names more than one peer (the
-        hash ring is used), False otherwise.
-    """
-    peers = set(conf[GROUP].peer_list or ())
-    if len(peers) <= 1:
-        return False
-    LOG.warning('[ironic]peer_list is deprecated: nodes are spread over '
-                '%(count)d peers (%(peers)s) on a hash ring, and move '
-                'between them whenever one goes down or comes back. Set '
-                '[ironic]shard_key instead, one conductor service per Ironic '
-                'shard, and move nodes with "baremetal-orch-manage node '
-                'move".', {'count': len(peers),
-                           'peers': ', '.join(sorted(peers))})
-    return True
-
-
-def peer_ring(conf=CONF):
-    """The hash ring of ``[ironic]peer_list``, or None when not in use."""
-    if not warn_deprecated_peer_list(conf):
-        return None
-    return PeerRing(conf[GROUP].peer_list)

@@ -66,6 +66,7 @@ from baremetal_orch.common import exception
 from baremetal_orch.common import states
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.ironic import client as ironic_client
+from baremetal_orch.ironic import peers as ironic_peers
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -163,7 +164,7 @@ class _Sync:
         alive = {s.host for s in services
                  if dbapi.is_alive(s, CONF.conductor.heartbeat_timeout)
                  and not s.disabled}
-        return ironic_client.PeerRing((peers & alive) | {self.host})
+        return ironic_peers.PeerRing((peers & alive) | {self.host})
 
     def run(self):
         records = dbapi.ironic_records_in_scope(

@@ -20,6 +20,7 @@ import testscenarios
 
 from baremetal_orch.common import exception
 from baremetal_orch.ironic import client as ironic_client
+from baremetal_orch.ironic import peers as ironic_peers
 from baremetal_orch.tests.unit.ironic import base
 
 load_tests = testscenarios.load_tests_apply_scenarios
@@ -367,21 +368,21 @@ class TestPeerList(base.IronicTestCase):
         logger = self.useFixture(fixtures.FakeLogger())
         for peers in ([], ['host-1'], ['host-1', 'host-1']):
             self.config(group='ironic', peer_list=peers)
-            self.assertFalse(ironic_client.warn_deprecated_peer_list())
-            self.assertIsNone(ironic_client.peer_ring())
+            self.assertFalse(ironic_peers.warn_deprecated_peer_list())
+            self.assertIsNone(ironic_peers.peer_ring())
         self.assertNotIn('peer_list', logger.output)
 
     def test_warning_for_several_peers(self):
         logger = self.useFixture(fixtures.FakeLogger())
         self.config(group='ironic', peer_list=['host-1', 'host-2'])
-        self.assertTrue(ironic_client.warn_deprecated_peer_list())
+        self.assertTrue(ironic_peers.warn_deprecated_peer_list())
         self.assertIn('[ironic]peer_list is deprecated', logger.output)
         self.assertIn('shard_key', logger.output)
         self.assertIn('host-1, host-2', logger.output)
 
     def test_ring_gives_each_node_one_owner(self):
         self.config(group='ironic', peer_list=['h1', 'h2', 'h3'])
-        ring = ironic_client.peer_ring()
+        ring = ironic_peers.peer_ring()
         uuids = [uuidutils.generate_uuid() for _ in range(200)]
         owners = {u: ring.owner(u) for u in uuids}
         self.assertEqual({'h1', 'h2', 'h3'}, set(owners.values()))
@@ -391,8 +392,8 @@ class TestPeerList(base.IronicTestCase):
 
     def test_losing_a_peer_only_moves_its_nodes(self):
         uuids = [uuidutils.generate_uuid() for _ in range(200)]
-        before = ironic_client.PeerRing(['h1', 'h2', 'h3'])
-        after = ironic_client.PeerRing(['h1', 'h2'])
+        before = ironic_peers.PeerRing(['h1', 'h2', 'h3'])
+        after = ironic_peers.PeerRing(['h1', 'h2'])
         for uuid in uuids:
             if before.owner(uuid) != 'h3':
                 self.assertEqual(before.owner(uuid), after.owner(uuid))

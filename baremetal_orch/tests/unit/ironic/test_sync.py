@@ -24,6 +24,7 @@ from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.ironic import client as ironic_client
+from baremetal_orch.ironic import peers as ironic_peers
 from baremetal_orch.ironic import sync
 from baremetal_orch.tests import base as tests_base
 from baremetal_orch.tests.unit.ironic import base
@@ -330,7 +331,7 @@ class TestPeerList(SyncTestCase):
         self.config(group='ironic', peer_list=[HOST, 'peer-2'])
         dbapi.register_service('peer-2')
         self.inodes = [self.ironic.add_node('n%d' % i) for i in range(24)]
-        self.ring = ironic_client.PeerRing([HOST, 'peer-2'])
+        self.ring = ironic_peers.PeerRing([HOST, 'peer-2'])
 
     def owners(self):
         return {n.ironic_uuid: n.conductor for n in dbapi.list_nodes()}
@@ -469,13 +470,13 @@ class TestConductorStartup(SyncTestCase):
     def test_no_job_when_disabled_and_peer_list_warns(self):
         self.config(group='conductor', sync_interval=-1)
         self.config(group='ironic', peer_list=['h1', 'h2'])
-        client_log = self.useFixture(fixtures.FakeLogger(
-            name=ironic_client.__name__, level=logging.WARNING))
+        peers_log = self.useFixture(fixtures.FakeLogger(
+            name=ironic_peers.__name__, level=logging.WARNING))
         mgr = self.start()
         self.assertIsNone(mgr.ironic_sync)
         self.assertNotIn('ironic_sync',
                          [name for name, _i, _f in mgr.periodics.extra_jobs])
-        self.assertIn('[ironic]peer_list is deprecated', client_log.output)
+        self.assertIn('[ironic]peer_list is deprecated', peers_log.output)
 
 
 class TestRefusedInsert(SyncTestCase):
