@@ -103,7 +103,7 @@ class StatePoller:
         self._last = None         # the newest finished _Poll
         self._running = None      # the _Poll in progress
         self._shard_size = None
-        #: Requests sent, for the benchmarks: ``{"list": n, "get": n}``.
+        #: Requests sent: ``{"list": n, "get": n}`` (tests, debugging).
         self.requests = {'list': 0, 'get': 0}
 
     # --- who waits ---------------------------------------------------------

@@ -11,6 +11,8 @@
 #    under the License.
 """Base classes of the unit tests."""
 
+import time
+
 import fixtures
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
@@ -28,6 +30,17 @@ class TestCase(base.BaseTestCase):
         super().setUp()
         self.cfg_fixture = self.useFixture(config_fixture.Config(CONF))
         CONF([], project='baremetal_orch', default_config_files=[])
+
+    def wait_for(self, predicate, timeout=120, interval=0.05):
+        """Poll until predicate() is true (not a timing assertion: the
+        timeout only bounds a hang)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(interval)
+        self.fail('condition not met within %s s' % timeout)
 
     def config(self, group=None, **kw):
         """Override options for this test only."""
@@ -77,18 +90,6 @@ class ConductorTestCase(DbTestCase):
         rpcapi.set_local_manager(self.manager)
         self.addCleanup(rpcapi.set_local_manager, None)
         self.addCleanup(self.manager.del_host, False)
-
-    def wait_for(self, predicate, timeout=120, interval=0.05):
-        """Poll until predicate() is true (not a timing assertion: the
-        timeout only bounds a hang)."""
-        import time
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(interval)
-        self.fail('condition not met within %s s' % timeout)
 
 
 class ApiTestCase(ConductorTestCase):

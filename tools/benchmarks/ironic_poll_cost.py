@@ -24,6 +24,7 @@ cost Ironic's API as much as one GET of a node: the constant
 """
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -79,7 +80,7 @@ def measure(ironic, uuids, gets, pairs):
     def per_full_listing():
         return _timed(listing)
 
-    rounds = iter(range(1000000))
+    rounds = itertools.count()
 
     def per_patch():
         n = next(rounds)

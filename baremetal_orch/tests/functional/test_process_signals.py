@@ -42,6 +42,16 @@ class SignalsMixin:
     def conf_path(self):
         raise NotImplementedError
 
+    def assertResumedToTheEnd(self, action, names):
+        """The action stopped by SIGTERM, resumed after the restart, ends
+        with every node active and deployed once."""
+        done = self.client.wait_for_action(action['uuid'], timeout=180)
+        self.assertEqual(('complete', 'success'),
+                         (done['state'], done['result']), done['report'])
+        self.assertEqual({n: 'active' for n in names},
+                         self.node_states(names))
+        self.assertEachCalledOnce(names)
+
     def test_sighup_changes_max_concurrent_nodes(self):
         proc = self.proc()
         names, strategy = reload.one_group_action(self, 'hup', 4, DURATION)
@@ -151,12 +161,7 @@ class TestConductorSignals(SignalsMixin, base.DrillTestCase):
                               status=200).json()
         self.assertEqual('running', doc['state'])
         self.start_conductor('c1')
-        done = self.client.wait_for_action(action['uuid'], timeout=180)
-        self.assertEqual(('complete', 'success'),
-                         (done['state'], done['result']), done['report'])
-        self.assertEqual({n: 'active' for n in names},
-                         self.node_states(names))
-        self.assertEachCalledOnce(names)
+        self.assertResumedToTheEnd(action, names)
 
     def test_api_process_signals(self):
         # baremetal-orch-api: the same report, reload and graceful stop.
@@ -207,9 +212,4 @@ class TestAllInOneSignals(SignalsMixin, base.DrillTestCase):
                                       log_name='baremetal-orch.2')
         self.wait_for_http(self.endpoint + '/v1', status=200,
                            process=self.aio, timeout=60)
-        done = self.client.wait_for_action(action['uuid'], timeout=180)
-        self.assertEqual(('complete', 'success'),
-                         (done['state'], done['result']), done['report'])
-        self.assertEqual({n: 'active' for n in names},
-                         self.node_states(names))
-        self.assertEachCalledOnce(names)
+        self.assertResumedToTheEnd(action, names)

@@ -30,14 +30,6 @@ class TestPeriodics(base.DbTestCase):
         self.periodics = periodics.Periodics(_Manager())
         self.addCleanup(self.periodics.stop)
 
-    def wait_for(self, predicate, timeout):
-        """Poll (the timeout only bounds a hang)."""
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                self.fail('condition not met within %s s' % timeout)
-            time.sleep(0.02)
-
     def spacings(self):
         return {w.work.callback.__name__: w.work.callback._periodic_spacing
                 for w in self.periodics._worker.iter_watchers()}

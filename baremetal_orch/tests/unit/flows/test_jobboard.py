@@ -147,16 +147,6 @@ class JobboardTestCase(base.DbTestCase):
         self.addCleanup(board.close)
         return board
 
-    def wait_for(self, predicate, timeout=60):
-        import time
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(0.05)
-        self.fail('condition not met within %s s' % timeout)
-
     def finished(self, uuid):
         def check():
             action = dbapi.get_action(uuid)
