@@ -11,7 +11,16 @@
 #    under the License.
 """Versioned notifications on a real RabbitMQ, API and conductor split:
 the sample listener (baremetal-orch-listener) receives, in order, every
-event of a node's life."""
+event of a node's life.
+
+The API and the conductor send from two processes. What orders their
+events is what the service promises: the API answers once its request's
+notifications reached the bus (``[api]notification_wait``), so a request
+that follows an answer of the API is notified after it. A node state that
+the conductor committed is visible before that transition's ``.end`` is
+on the bus (as in Ironic), so a client that watches the state and then
+asks the API waits for the conductor's event first, as a consumer that
+orders across services would."""
 
 import json
 import os
@@ -63,6 +72,16 @@ class TestNotificationsOnRabbitMQ(base.FunctionalTestCase):
         with open(self.events_file) as f:
             return [json.loads(line) for line in f if line.strip()]
 
+    def _node_types(self, uuid):
+        return [e['event_type'] for e in self._events()
+                if e['payload'].get('baremetal_orch_object.data', {})
+                .get('uuid') == uuid]
+
+    def _wait_for_events(self, uuid, count):
+        """The node's first ``count`` events are on the bus."""
+        self.client.wait_for(
+            lambda: len(self._node_types(uuid)) >= count, timeout=60)
+
     def test_node_life_in_order(self):
         c = self.client
         # The conductor is up before the first verb.
@@ -78,6 +97,9 @@ class TestNotificationsOnRabbitMQ(base.FunctionalTestCase):
             c.put('/v1/nodes/notify-node/states/provision',
                   json={'target': target}, status=202)
             c.wait_for_state('notify-node', state)
+        # create (2) and three provision_set (6): the last .end comes from
+        # the conductor; the maintenance events from the API.
+        self._wait_for_events(node['uuid'], 8)
         c.put('/v1/nodes/notify-node/maintenance',
               json={'reason': 'fan'}, status=202)
         c.delete('/v1/nodes/notify-node/maintenance', status=202)
@@ -86,6 +108,8 @@ class TestNotificationsOnRabbitMQ(base.FunctionalTestCase):
         c.put('/v1/nodes/notify-node/states/provision',
               json={'target': 'deleted'}, status=202)
         c.wait_for_state('notify-node', 'available')
+        # ... the console (2) and the teardown (3) from the conductor.
+        self._wait_for_events(node['uuid'], 17)
         c.delete('/v1/nodes/notify-node', status=204)
 
         expected = [
@@ -109,12 +133,10 @@ class TestNotificationsOnRabbitMQ(base.FunctionalTestCase):
             'baremetal.node.delete.start', 'baremetal.node.delete.end',
         ]
 
-        def node_events():
-            events = [e for e in self._events()
-                      if e['payload'].get('baremetal_orch_object.data', {})
-                      .get('uuid') == node['uuid']]
-            return events if len(events) >= len(expected) else None
-        events = c.wait_for(node_events, timeout=60)
+        self._wait_for_events(node['uuid'], len(expected))
+        events = [e for e in self._events()
+                  if e['payload'].get('baremetal_orch_object.data', {})
+                  .get('uuid') == node['uuid']]
         types = [e['event_type'] for e in events]
         self.assertEqual(expected, types[:len(expected)], types)
         publishers = {e['publisher_id'].split('.')[0] for e in events}
