@@ -29,6 +29,7 @@ one-node path (which waits for the lock, or for the signal).
 """
 
 from concurrent import futures
+import threading
 
 from oslo_config import cfg
 from oslo_log import log
@@ -56,21 +57,44 @@ class BatchWork:
         self.host = host
         self.single = single
         self.spawn = spawn
-        # The driver calls of every batch: threads made once and reused.
-        # The dispatcher keeps at most max_concurrent_nodes nodes of a
-        # phase in flight, and max_concurrent_groups phases run at once.
-        # (The standard library's pool: futurist's idle workers poll their
-        # queue, delaying a shutdown by up to a second.)
-        self.pool = futures.ThreadPoolExecutor(
-            max_workers=(CONF.conductor.max_concurrent_nodes *
-                         CONF.conductor.max_concurrent_groups),
-            thread_name_prefix='node-phase')
+        #: ``(size, pool)``, the largest last.
+        self._pools = []
+        self._lock = threading.Lock()
+
+    def pool(self):
+        """The threads of the driver calls of every batch, made once and
+        reused: the dispatcher keeps at most max_concurrent_nodes nodes of
+        a phase in flight, and max_concurrent_groups phases run at once.
+
+        Limits raised by a reload (SIGHUP) get a larger pool; the smaller
+        one is left to the batches that use it.
+        (The standard library's pool: futurist's idle workers poll their
+        queue, delaying a shutdown by up to a second.)
+        """
+        size = (CONF.conductor.max_concurrent_nodes *
+                CONF.conductor.max_concurrent_groups)
+        with self._lock:
+            if not self._pools or self._pools[-1][0] < size:
+                self._pools.append((size, futures.ThreadPoolExecutor(
+                    max_workers=size, thread_name_prefix='node-phase')))
+            return self._pools[-1][1]
 
     def stop(self):
-        self.pool.shutdown(wait=False)
+        with self._lock:
+            for _size, pool in self._pools:
+                pool.shutdown(wait=False)
 
     def run(self, context, action_uuid, items, phase, params):
         """:param items: ``[(task uuid, node uuid)]``."""
+        try:
+            self._run(context, action_uuid, items, phase, params)
+        finally:
+            # The outcomes of the batch are committed (the nodes sent one
+            # by one wake their phase themselves): the phase waiting for
+            # them here looks now.
+            dispatcher.ENDED.ended([t for t, _n in items])
+
+    def _run(self, context, action_uuid, items, phase, params):
         previous = dbapi.start_tasks([t for t, _n in items],
                                      dispatcher.FINAL_TASK_STATUSES)
         todo = {n: t for t, n in items if t in previous}
@@ -105,12 +129,13 @@ class BatchWork:
     def _batch(self, context, action_uuid, todo, locked, phase, params):
         nodes = list(locked.values())
         failed = {}
+        pool = self.pool()
         try:
             nodes = self._validate(nodes, failed)
             if phase == 'prepare':
-                self._prepare(context, nodes, failed, self.pool)
+                self._prepare(context, nodes, failed, pool)
             else:
-                self._deploy(context, nodes, action_uuid, failed, self.pool)
+                self._deploy(context, nodes, action_uuid, failed, pool)
                 self._add_group([n for n in nodes if n.uuid not in failed],
                                 params.get('group'))
         except Exception as e:

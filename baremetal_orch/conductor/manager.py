@@ -75,11 +75,13 @@ class ConductorManager:
             self.executor = futurist.ThreadPoolExecutor(
                 max_workers=CONF.conductor.workers)
             self.actions = engine.ActionEngines(
-                self.host, dispatcher.NodeDispatcher(rpcapi.ConductorAPI()))
+                self.host, dispatcher.NodeDispatcher(
+                    rpcapi.ConductorAPI(own=self)))
             self.node_work = node_work.NodeWork(self.host)
             self.batch_work = batch_work.BatchWork(
                 self.host, self.node_work, self._spawn)
             self.periodics = periodics.Periodics(self)
+            engine.warm_up()
             # What this host's previous life left (nodes in a working
             # state, locks) is cleared before the RPC server delivers
             # anything: a message that waited in the queue must not start

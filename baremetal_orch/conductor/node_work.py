@@ -43,6 +43,16 @@ class NodeWork:
 
     def run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
                        phase, params):
+        try:
+            self._run_node_phase(context, action_uuid, task_uuid, node_uuid,
+                                 phase, params)
+        finally:
+            # Committed (or ended before): the phase waiting for it here
+            # looks now.
+            dispatcher.ENDED.ended([task_uuid])
+
+    def _run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
+                        phase, params):
         previous = dbapi.start_task(task_uuid,
                                     dispatcher.FINAL_TASK_STATUSES)
         if previous is None:

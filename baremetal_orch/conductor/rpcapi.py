@@ -91,7 +91,11 @@ class ConductorAPI:
     # Version 1.2: run_nodes_phase
     RPC_API_VERSION = '1.2'
 
-    def __init__(self):
+    def __init__(self, own=None):
+        """:param own: the conductor manager of this process, if any: what
+            is cast to its host is handed to it here, not sent through the
+            broker and back."""
+        self._own = own
         self._client = None
         if CONF.rpc_transport != 'none':
             self._client = rpc.get_client(
@@ -121,9 +125,17 @@ class ConductorAPI:
                 reason='The conductor service is not reachable: %s'
                        % type(e).__name__)
 
+    def runs_here(self, host):
+        """Whether work cast to ``host`` runs in this process."""
+        if self._client is None:
+            return get_local_manager() is not None
+        return self._own is not None and host == self._own.host
+
     def _cast(self, context, host, method, version=None, **kwargs):
         if self._client is None:
             return getattr(self._local(), method)(context, **kwargs)
+        if self.runs_here(host):
+            return getattr(self._own, method)(context, **kwargs)
         target = {'server': host}
         if version:
             target['version'] = version

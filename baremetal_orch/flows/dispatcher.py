@@ -10,8 +10,16 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """Per-node work of a phase: sent to the conductors that own the nodes,
-collected from the task rows they write."""
+collected from the task rows they write.
 
+A phase looks at its task rows when this process ended one of its tasks
+(:data:`ENDED`), and otherwise at its runtime's poll interval; once every
+node in flight works in this process it needs no polling, and looks only
+once a second (:attr:`NodeDispatcher.LOCAL_POLL`), in case of a task ended
+some other way.
+"""
+
+import threading
 import time
 
 from oslo_config import cfg
@@ -26,6 +34,40 @@ LOG = log.getLogger(__name__)
 
 #: Task statuses that end a node's work.
 FINAL_TASK_STATUSES = ('success', 'failed')
+
+
+class EndedTasks:
+    """Wakes the phases of this process when the tasks they wait for end.
+
+    Node work calls :meth:`ended` once a task's outcome is committed; a
+    phase :meth:`watch`-es its task uuids with a :class:`threading.Event`
+    and reads the task rows when it is set. An outcome committed by
+    another process sets nothing: that phase still polls.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._events = {}
+
+    def watch(self, task_uuids, event):
+        with self._lock:
+            for uuid in task_uuids:
+                self._events[uuid] = event
+
+    def forget(self, task_uuids):
+        with self._lock:
+            for uuid in task_uuids:
+                self._events.pop(uuid, None)
+
+    def ended(self, task_uuids):
+        with self._lock:
+            events = {self._events.get(uuid) for uuid in task_uuids}
+        for event in events - {None}:
+            event.set()
+
+
+#: The one of this process.
+ENDED = EndedTasks()
 
 
 class PhaseResults:
@@ -43,8 +85,20 @@ class NodeDispatcher:
     idempotent and its lock is recovered from the dead conductor).
     """
 
+    #: Seconds between two looks at the task rows while every node in
+    #: flight works in this process (its ends wake the phase).
+    LOCAL_POLL = 1.0
+
     def __init__(self, rpcapi):
         self.rpcapi = rpcapi
+
+    def _wait(self, runtime, wakeup, inflight):
+        """Until a task of ``inflight`` ends here, or the poll is due."""
+        runs_here = getattr(self.rpcapi, 'runs_here', None)
+        local = runs_here is not None and all(
+            runs_here(host) for _n, _node, host in inflight.values())
+        wakeup.wait(self.LOCAL_POLL if local else runtime.poll_interval)
+        wakeup.clear()
 
     def _send(self, runtime, task_uuid, node, phase, params, timeout,
               alive=None):
@@ -158,6 +212,17 @@ class NodeDispatcher:
         for i, uuid in zip(fresh, uuids):
             pending[i] = (pending[i][0], pending[i][1], uuid)
         pending.reverse()
+        wakeup = threading.Event()
+        watched = [uuid for _n, _node, uuid in pending]
+        ENDED.watch(watched, wakeup)
+        try:
+            return self._run(runtime, phase_task, phase, timeout, params,
+                             done, pending, wakeup)
+        finally:
+            ENDED.forget(watched)
+
+    def _run(self, runtime, phase_task, phase, timeout, params, done,
+             pending, wakeup):
         inflight = {}
         sent_at = {}
         limit = CONF.conductor.max_concurrent_nodes
@@ -179,7 +244,7 @@ class NodeDispatcher:
                 self._record_failures(runtime, phase, params, [
                     (node, 'timeout') for _n, node, _h in inflight.values()])
                 return PhaseResults(done, True)
-            time.sleep(runtime.poll_interval)
+            self._wait(runtime, wakeup, inflight)
             # The ended tasks of the phase: an indexed query that returns
             # nothing while the nodes work.
             ended = dbapi.ended_tasks(phase_task, FINAL_TASK_STATUSES)

@@ -38,6 +38,9 @@ _SQLITE_WRITE_LOCK = threading.RLock()
 _SQLITE = [False]
 _FACADE_LOCK = threading.Lock()
 _FACADE = None
+#: taskflow_backend(): the last engine and its backend.
+_TASKFLOW = {}
+_TASKFLOW_LOCK = threading.Lock()
 #: MySQL's "Incorrect string value" and "Illegal mix of collations".
 _MYSQL_TEXT_ERRORS = (1366, 1267)
 
@@ -193,7 +196,20 @@ def taskflow_backend(engine=None):
     """taskflow's SQL persistence backend, on the service database: the
     flows of actions are saved in taskflow's own tables there, so a
     conductor that dies mid-action is resumed by the next one without
-    redoing finished work."""
+    redoing finished work.
+
+    The one of the last engine asked for is kept: a new one (its tables'
+    metadata) cost each action's start about 30 ms before its first
+    group."""
+    engine = engine or get_engine()
+    with _TASKFLOW_LOCK:
+        if _TASKFLOW.get('engine') is not engine:
+            _TASKFLOW.update(engine=engine,
+                             backend=_new_taskflow_backend(engine))
+        return _TASKFLOW['backend']
+
+
+def _new_taskflow_backend(engine):
     # Imported here: only conductors and the manage command need it.
     from taskflow.persistence.backends import impl_sqlalchemy
 
@@ -211,7 +227,6 @@ def taskflow_backend(engine=None):
                 self._shared = super().get_connection()
             return self._shared
 
-    engine = engine or get_engine()
     return Backend(
         {'connection': engine.url.render_as_string(hide_password=False)},
         engine=engine)
