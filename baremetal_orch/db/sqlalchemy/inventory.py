@@ -23,7 +23,7 @@ from baremetal_orch.db.sqlalchemy import models
 
 NODE_FILTERS = ('driver', 'provision_state', 'maintenance', 'conductor',
                 'shard', 'conductor_group', 'rack_name', 'owner',
-                'ironic_uuid', 'chassis_id', 'reservation')
+                'ironic_uuid', 'chassis_id', 'reservation', 'console_enabled')
 
 
 # Nodes ---------------------------------------------------------------------

@@ -25,10 +25,19 @@ action         Ironic calls, by the node's current provision state
 ``prepare``    enroll: manage, provide; manageable: provide;
                available or active: none. Waits for ``available``.
 ``deploy``     active: none; available or deploy failed: JSON patch of
-               ``instance_info``, then ``active``. Waits for ``active``.
+               ``instance_info`` when the node's own differs from Ironic's,
+               then ``active`` with a config drive. Waits for ``active``.
 ``undeploy``   available: none; otherwise ``deleted``. Waits for
                ``available``.
 =============  ============================================================
+
+What the node reads at deploy time (its instance info and the inputs of
+its deployment signal, :func:`baremetal_orch.objects.deployment.instance_info`)
+travels in the config drive of the ``active`` request
+(:mod:`baremetal_orch.ironic.configdrive`, under ``meta`` of its
+``meta_data.json``), as a real node reads it; Ironic's ``instance_info``
+gets only the node's own (``image_source`` and the like, which Ironic's
+deploy reads), in a JSON patch sent only when Ironic's differs.
 
 A node already in a working state (verifying, cleaning, deploying, ...) is
 waited for, not sent again. Waits look every ``[ironic]poll_interval``
@@ -48,6 +57,7 @@ from oslo_utils import uuidutils
 from baremetal_orch.common import exception
 from baremetal_orch.drivers.provisioning import base
 from baremetal_orch.ironic import client as ironic_client
+from baremetal_orch.ironic import configdrive
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -198,11 +208,16 @@ class IronicDriver(base.ProvisioningDriver):
             return
         if state not in (AVAILABLE, DEPLOYFAIL):
             raise self._wrong_state(node, 'deploy', state)
-        self._set_instance_info(node, inode, instance_info or {})
-        self._move(node, 'active', ACTIVE, timeout, on_state)
+        self._set_instance_info(node, inode, node.instance_info or {})
+        drive = configdrive.build(configdrive.meta_data(
+            node, instance_info or node.instance_info or {}))
+        self._move(node, 'active', ACTIVE, timeout, on_state,
+                   configdrive=drive)
 
     def _set_instance_info(self, node, inode, instance_info):
-        current = inode.get('instance_info') or {}
+        current = dict(inode.get('instance_info') or {})
+        # Ironic keeps the config drive of the last deploy there.
+        current.pop('configdrive', None)
         wanted = dict(current, **instance_info)
         patch = jsonpatch.make_patch({'instance_info': current},
                                      {'instance_info': wanted}).patch

@@ -16,6 +16,10 @@ uses shard names of its own. Ironic's own request log is the witness of
 what was asked of it.
 """
 
+import contextlib
+import json
+import os
+import sqlite3
 import threading
 import types
 
@@ -24,6 +28,7 @@ from oslo_utils import uuidutils
 from baremetal_orch.common import exception
 from baremetal_orch.drivers.provisioning import ironic as ironic_driver
 from baremetal_orch.ironic import client as ironic_client
+from baremetal_orch.ironic import configdrive
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
 
@@ -106,16 +111,27 @@ class TestIronicDriver(base.FunctionalTestCase):
             inode['uuid'])['provision_state'])
         self.assertEqual('available', seen[-1])
 
-        info = {'image_source': 'http://images.test/node.qcow2',
-                'deploy_signal_url': 'http://orch.test/v1/signals/x',
-                'deploy_status_aware': True}
+        node.instance_info = {'image_source': 'http://images.test/n.qcow2'}
+        info = dict(node.instance_info,
+                    deploy_signal_id='http://orch.test/v1/signals/x?t=1',
+                    deploy_status_aware='true')
         seen = []
         self.driver.deploy(node, info, 60, on_state=seen.append)
         after = self.ironic.get_node(inode['uuid'])
         self.assertEqual('active', after['provision_state'])
-        for key, value in info.items():
-            self.assertEqual(value, after['instance_info'][key])
         self.assertEqual(['deploying', 'active'], seen)
+        # Ironic keeps the node's own instance info, and the config drive
+        # it took with the deploy request: what the node reads.
+        stored = self._stored_instance_info(inode['uuid'])
+        self.assertEqual('http://images.test/n.qcow2',
+                         stored['image_source'])
+        self.assertNotIn('deploy_signal_id', stored)
+        self.assertEqual(
+            {'uuid': inode['uuid'], 'name': node.name,
+             'hostname': node.name, 'meta': info},
+            configdrive.read(stored['configdrive']))
+        # Not shown to the API: Ironic masks a config drive.
+        self.assertEqual('******', after['instance_info']['configdrive'])
 
         # Deploying an active node again asks Ironic for nothing.
         mark = self.ironic.log_mark()
@@ -125,6 +141,14 @@ class TestIronicDriver(base.FunctionalTestCase):
                   if r.method != 'GET']
         self.assertEqual([], writes)
         self.assertEqual([], self.ironic.node_listings(since=mark))
+
+    def _stored_instance_info(self, uuid):
+        """The instance info Ironic stored (its own database)."""
+        with contextlib.closing(sqlite3.connect(os.path.join(
+                self.ironic.tmp, 'ironic.db'))) as db:
+            row = db.execute('SELECT instance_info FROM nodes WHERE uuid=?',
+                             (uuid,)).fetchone()
+        return json.loads(row[0])
 
     def test_failed_deploy_reports_ironic_reason(self):
         inode, node = self.node('fail', **ironic_fixture.FAILING_DEPLOY)

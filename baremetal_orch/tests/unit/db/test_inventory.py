@@ -106,7 +106,8 @@ class TestNodes(base.DbTestCase):
                          owner='p1', maintenance=True)
         self.create_node(name='b', shard='s2', rack_name='r1',
                          tags=['t2'], provision_state='active')
-        self.create_node(name='c', rack_name='r2', tags=['t1', 't2'])
+        self.create_node(name='c', rack_name='r2', tags=['t1', 't2'],
+                         console_enabled=True)
 
         def names(**filters):
             return [n.name for n in dbapi.list_nodes(filters,
@@ -123,6 +124,8 @@ class TestNodes(base.DbTestCase):
         self.assertEqual(['a'], names(maintenance=True))
         self.assertEqual(['b', 'c'], names(maintenance=False))
         self.assertEqual(['b'], names(provision_state='active'))
+        # What a conductor's start looks for (restore_consoles).
+        self.assertEqual(['c'], names(console_enabled=True))
         self.assertEqual(['b', 'c'], names(names=['b', 'c', 'zz']))
 
     def test_list_paging_and_sorting(self):

@@ -17,6 +17,7 @@ from oslo_utils import uuidutils
 
 from baremetal_orch.common import exception
 from baremetal_orch.drivers.provisioning import ironic
+from baremetal_orch.ironic import configdrive
 from baremetal_orch.tests.unit.ironic import base
 
 
@@ -116,18 +117,37 @@ class TestPrepare(DriverTestCase):
 
 class TestDeploy(DriverTestCase):
 
-    def test_deploy_sets_instance_info_then_active(self):
+    def _drives(self, inode):
+        """The meta_data.json of the config drive of each provision
+        request for ``inode`` (None: the request had no config drive)."""
+        drives = []
+        for req in self.ironic.mock.request_history:
+            if req.method == 'PUT' and req.path == (
+                    '/v1/nodes/%s/states/provision' % inode['uuid']):
+                drive = req.json().get('configdrive')
+                drives.append(drive and configdrive.read(drive))
+        return drives
+
+    def test_deploy_sends_what_the_node_reads_in_its_config_drive(self):
         inode, node = self.add('available',
                                instance_info={'capabilities': 'boot:uefi'})
-        info = {'image_source': 'http://images/a.qcow2',
-                'deploy_signal_url': 'http://orch/v1/signals/x',
-                'nested/key': {'a': 1}}
+        node.instance_info = {'image_source': 'http://images/a.qcow2',
+                              'nested/key': {'a': 1}}
+        info = dict(node.instance_info,
+                    deploy_signal_id='http://orch/v1/signals/x?token=t',
+                    deployment_uuid='d-1')
         seen = []
         self.driver.deploy(node, info, 10, on_state=seen.append)
         self.assertEqual('active', inode['provision_state'])
-        self.assertEqual(dict(info, capabilities='boot:uefi'),
-                         inode['instance_info'])
         self.assertEqual(['deploying', 'active'], seen)
+        # Ironic's instance info: the node's own, what Ironic's deploy
+        # reads; the signal inputs only in the config drive.
+        self.assertEqual({'capabilities': 'boot:uefi',
+                          'image_source': 'http://images/a.qcow2',
+                          'nested/key': {'a': 1}}, inode['instance_info'])
+        self.assertEqual([{'uuid': inode['uuid'], 'name': node.name,
+                           'hostname': node.name, 'meta': info}],
+                         self._drives(inode))
         # The patch came before the provision request.
         methods = [(r.method, r.path) for r in
                    self.ironic.mock.request_history
@@ -139,9 +159,23 @@ class TestDeploy(DriverTestCase):
 
     def test_unchanged_instance_info_is_not_patched(self):
         inode, node = self.add('available', instance_info={'a': 1})
-        self.driver.deploy(node, {'a': 1}, 10)
+        node.instance_info = {'a': 1}
+        self.driver.deploy(node, {'a': 1, 'deployment_uuid': 'd-1'}, 10)
         self.assertEqual([], self.ironic.requests('PATCH'))
         self.assertEqual(['active'], self.ironic.provision_calls())
+        self.assertEqual({'a': 1, 'deployment_uuid': 'd-1'},
+                         self._drives(inode)[0]['meta'])
+
+    def test_a_node_without_instance_info_costs_one_request(self):
+        # The common case of a site (and P7): no patch of the Ironic
+        # node, whose instance info keeps the last deploy's config drive.
+        inode, node = self.add('deploy failed', instance_info={
+            'configdrive': '******'})
+        self.driver.deploy(node, {'deploy_signal_id': 'http://x'}, 10)
+        self.assertEqual([], self.ironic.requests('PATCH'))
+        self.assertEqual(['active'], self.ironic.provision_calls())
+        self.assertEqual({'deploy_signal_id': 'http://x'},
+                         self._drives(inode)[0]['meta'])
 
     def test_active_node_is_not_deployed_again(self):
         inode, node = self.add('active')
@@ -178,6 +212,7 @@ class TestDeploy(DriverTestCase):
 
     def test_ironic_refusal_is_reported(self):
         inode, node = self.add('available')
+        node.instance_info = {'x': 1}
         self.ironic.errors[inode['uuid']] = (400, 'Instance info is bad')
         exc = self.assertRaises(exception.ProvisioningFailed,
                                 self.driver.deploy, node, {'x': 1}, 10)
