@@ -93,3 +93,19 @@ class TestQuickBenchmarks(base.FunctionalTestCase):
                     'patch_ms', 'listed_per_get'):
             self.assertEqual(2, doc[key]['n'], key)
             self.assertGreater(doc[key]['min'], 0, key)
+
+    def test_ironic_deploy_cost_quick(self):
+        # What the config drive costs Ironic against a deploy without.
+        proc = subprocess.run(
+            [sys.executable, '-m', 'tools.benchmarks.ironic_deploy_cost',
+             '--nodes', '4', '--pairs', '1'],
+            cwd=ROOT, capture_output=True, text=True, timeout=600,
+            stdin=subprocess.DEVNULL)
+        self.assertEqual(0, proc.returncode, proc.stderr[-4000:])
+        [doc] = [json.loads(line) for line in proc.stdout.splitlines()]
+        self.assertEqual(('ironic-deploy-cost', 4, 1),
+                         (doc['figure'], doc['nodes'], doc['pairs']))
+        self.assertGreater(doc['drive_bytes'], 0)
+        for key in ('drive_ms', 'plain_ms'):
+            self.assertEqual(1, doc[key]['n'], key)
+            self.assertGreater(doc[key]['min'], 0, key)
