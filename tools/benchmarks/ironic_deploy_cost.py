@@ -41,6 +41,7 @@ from baremetal_orch.tests.functional.fixtures import databases
 from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
 from tools.benchmarks import ironic_shard_sync
 from tools.benchmarks import real_ironic
+from tools.benchmarks import real_ironic_deploy
 from tools.benchmarks import split
 from tools.benchmarks import stats
 
@@ -86,13 +87,8 @@ class Client:
             time.sleep(0.2)
 
     def states(self):
-        resp = self._session().get(
-            self.ironic.endpoint + '/v1/nodes',
-            params={'fields': 'uuid,provision_state', 'limit': 1000},
-            timeout=120)
-        resp.raise_for_status()
-        return {n['uuid']: n['provision_state']
-                for n in resp.json()['nodes']}
+        return real_ironic_deploy.ironic_states(
+            self.ironic, key='uuid', http=self._session())
 
     def move(self, pool, uuids, target, state, drives=None):
         list(pool.map(lambda u: self.provision(

@@ -110,11 +110,12 @@ def start_ironic(scope, count):
     return ironic
 
 
-def ironic_states(ironic):
-    nodes = ironic.http.get(ironic.endpoint + '/v1/nodes', params={
-        'fields': 'name,provision_state', 'limit': 1000}, timeout=120)
+def ironic_states(ironic, key='name', http=None):
+    """``{node name (or uuid): provision state}`` from one listing."""
+    nodes = (http or ironic.http).get(ironic.endpoint + '/v1/nodes', params={
+        'fields': '%s,provision_state' % key, 'limit': 1000}, timeout=120)
     nodes.raise_for_status()
-    return {n['name']: n['provision_state'] for n in nodes.json()['nodes']}
+    return {n[key]: n['provision_state'] for n in nodes.json()['nodes']}
 
 
 def check_all_active(ironic, count):
