@@ -9,11 +9,15 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Group slots: granted in the plan's order, whichever thread asks first."""
+"""Group slots: granted in the plan's order, whichever thread asks first.
+Checkpoints: shared by the callers that queue, never written twice."""
 
 import random
 import threading
 
+import fixtures
+
+from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.flows import runtime
@@ -113,3 +117,101 @@ class TestGroupSlots(base.TestCase):
         self.assertFalse(rt.slots._may_start('g1'))
         self.config(max_concurrent_groups=2, group='conductor')
         self.assertTrue(rt.slots._may_start('g1'))
+
+
+class TestCheckpoints(base.DbTestCase):
+
+    def setUp(self):
+        super().setUp()
+        action = dbapi.create_action({'name': 'deploy_site',
+                                      'state': 'running'})
+        self.site = wide_site()
+        self.rt = runtime.SiteRuntime(None, action, self.site, None,
+                                      {'g0': 'task-g0'}, None)
+        self.writes = []
+        real = dbapi.update_action
+
+        def update(uuid, values, **kwargs):
+            self.writes.append(values)
+            return real(uuid, values, **kwargs)
+
+        self.update = update
+        self.useFixture(mockpatch(update))
+
+    def saved(self):
+        return dbapi.get_action(self.rt.action_uuid)
+
+    def test_an_unchanged_state_is_written_once(self):
+        self.rt.checkpoint()
+        self.rt.checkpoint()
+        self.assertEqual(1, len(self.writes))
+        self.site.start('g0')
+        self.site.prepare_targets('g0')
+        self.rt.checkpoint()
+        self.assertEqual(2, len(self.writes))
+        self.assertEqual(['g0'], self.saved().progress['site']['order'])
+        self.assertEqual({'g0': 'g0'},
+                         self.saved().progress['site']['tracker']['claims'])
+        # Claiming again the nodes the group holds changes nothing.
+        self.site.prepare_targets('g0')
+        self.rt.checkpoint()
+        self.assertEqual(2, len(self.writes))
+        self.site.finish_prepare('g0', {'g0': True})
+        self.rt.checkpoint()
+        self.assertEqual(3, len(self.writes))
+        self.assertEqual(
+            'prepared',
+            self.saved().progress['site']['tracker']['nodes']['g0'])
+
+    def test_callers_queued_behind_a_save_share_the_next(self):
+        entered, go = threading.Event(), threading.Event()
+        first = [True]
+
+        def slow(uuid, values, **kwargs):
+            if first[0]:
+                first[0] = False
+                entered.set()
+                go.wait(30)
+            return self.update(uuid, values, **kwargs)
+
+        self.useFixture(mockpatch(slow))
+        self.site.start('g0')
+        writer = threading.Thread(target=self.rt.checkpoint)
+        writer.start()
+        self.assertTrue(entered.wait(30))
+        # While the first save is on its way, every group changes the
+        # state and asks for a checkpoint.
+        waiters = []
+        for group in GROUPS[1:]:
+            self.site.start(group)
+            thread = threading.Thread(target=self.rt.checkpoint)
+            thread.start()
+            waiters.append(thread)
+        go.set()
+        for thread in [writer] + waiters:
+            thread.join(30)
+            self.assertFalse(thread.is_alive())
+        # The first save, then one for all the queued callers.
+        self.assertEqual(2, len(self.writes))
+        self.assertEqual(sorted(GROUPS),
+                         sorted(self.saved().progress['site']['order']))
+
+    def test_a_failed_save_is_retried_by_the_next_call(self):
+        down = [True]
+
+        def flaky(uuid, values, **kwargs):
+            if down[0]:
+                raise RuntimeError('database gone')
+            return self.update(uuid, values, **kwargs)
+
+        self.useFixture(mockpatch(flaky))
+        self.site.start('g0')
+        self.assertRaises(RuntimeError, self.rt.checkpoint)
+        down[0] = False
+        self.rt.checkpoint()
+        self.assertEqual(['g0'], self.saved().progress['site']['order'])
+
+
+def mockpatch(replacement):
+    """Replace ``dbapi.update_action`` (the checkpoint's one write)."""
+    return fixtures.MockPatchObject(dbapi, 'update_action', replacement)
