@@ -193,10 +193,8 @@ def get_engine():
 
 
 def taskflow_backend(engine=None):
-    """taskflow's SQL persistence backend, on the service database: the
-    flows of actions are saved in taskflow's own tables there, so a
-    conductor that dies mid-action is resumed by the next one without
-    redoing finished work.
+    """taskflow's SQL persistence backend, on the service database
+    (:mod:`.taskflow_store`).
 
     The one of the last engine asked for is kept: a new one (its tables'
     metadata) cost each action's start about 30 ms before its first
@@ -210,26 +208,9 @@ def taskflow_backend(engine=None):
 
 
 def _new_taskflow_backend(engine):
-    # Imported here: only conductors and the manage command need it.
-    from taskflow.persistence.backends import impl_sqlalchemy
-
-    class Backend(impl_sqlalchemy.SQLAlchemyBackend):
-        """taskflow's backend with one connection object: taskflow makes
-        a new one, building its tables' metadata again (about 10 ms of
-        Python), for every save of a flow's state. The object holds no
-        database connection of its own (each call takes one from the
-        engine's pool) and its close() does nothing, so one is shared."""
-
-        _shared = None
-
-        def get_connection(self):
-            if self._shared is None:
-                self._shared = super().get_connection()
-            return self._shared
-
-    return Backend(
-        {'connection': engine.url.render_as_string(hide_password=False)},
-        engine=engine)
+    # Imported here: only conductors and the manage command need taskflow.
+    from baremetal_orch.db.sqlalchemy import taskflow_store
+    return taskflow_store.backend(engine)
 
 
 @contextlib.contextmanager
