@@ -110,9 +110,7 @@ class SiteRuntime:
         self.slots = GroupSlots(
             lambda: CONF.conductor.max_concurrent_groups, site)
         self._save_lock = threading.Lock()
-        self._asks = threading.Lock()
-        self._asked = 0
-        self._saved = 0
+        #: What the last checkpoint wrote.
         self._last = None
 
     # Checkpoints -----------------------------------------------------------
@@ -120,20 +118,13 @@ class SiteRuntime:
     def checkpoint(self):
         """Save the rules' state and the report (resumable, visible).
 
-        Returns once a snapshot taken after this call began is saved.
-        Callers that queue behind a save share the next one (one write for
-        the groups of a layer that end together), and a snapshot equal to
-        the last one saved is not written again (a deploy that claims the
-        nodes its prepare holds changes nothing).
+        Each caller saves a snapshot taken under the save lock, unless it
+        equals the last one saved: of the groups of a layer that end
+        together, the first queued behind a save writes what all changed,
+        the others nothing; a deploy that claims the nodes its prepare
+        holds changes nothing either.
         """
-        with self._asks:
-            self._asked += 1
-            ticket = self._asked
         with self._save_lock:
-            if self._saved >= ticket:
-                return
-            with self._asks:
-                covers = self._asked
             values = {'progress': {'held_nodes': self.site.node_names(),
                                    'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks},
@@ -141,7 +132,6 @@ class SiteRuntime:
             if values != self._last:
                 dbapi.update_action(self.action_uuid, values, reload=False)
                 self._last = values
-            self._saved = covers
 
     def _group_task(self, group, **values):
         dbapi.update_task(self.group_tasks[group], values)
