@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The limits of what the API accepts (DESIGN section 11).
+"""The limits of what the API accepts (doc/source/admin/limits.rst).
 
 One place for them: the API, the strategy parser and the docs
 (``doc/source/admin/limits.rst``) use these. A request past one of them is

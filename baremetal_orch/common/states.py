@@ -113,15 +113,6 @@ def next_state(state, event):
     return machine.current_state
 
 
-def is_allowed(state, event):
-    return next_state(state, event) is not None
-
-
 def target_of(state):
     """The target provision state of a node in ``state``, or None."""
     return TARGETS.get(state)
-
-
-def events_from(state):
-    """The events accepted in ``state``, sorted."""
-    return sorted(ev for (start, _end, ev) in _TRANSITIONS if start == state)

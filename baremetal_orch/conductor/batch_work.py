@@ -36,6 +36,7 @@ from oslo_log import log
 
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
+from baremetal_orch.common import statuses
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.drivers import provisioning as drivers
@@ -107,7 +108,8 @@ class BatchWork:
         # Held by another operation: the one-node path waits for the lock.
         self._one_by_one(context, action_uuid, {
             n: t for n, t in todo.items() if n not in locked}, phase, params)
-        again = [todo[n] for n in locked if previous[todo[n]] == 'running']
+        again = [todo[n] for n in locked
+                 if previous[todo[n]] == statuses.RUNNING]
         if again:
             # Sent twice or resumed: the other copy may have done the work
             # while this one came; it is done under the lock, so it shows.

@@ -24,6 +24,7 @@ from oslo_log import log
 from oslo_utils import timeutils
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import statuses
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
@@ -63,7 +64,7 @@ class NodeWork:
                 try:
                     with taskmanager.acquire(context, node_uuid, self.host,
                                              purpose=phase) as task:
-                        if previous == 'running' and self._task_ended(
+                        if previous == statuses.RUNNING and self._task_ended(
                                 task_uuid):
                             # Sent twice: the other copy did the work
                             # while this one waited for the lock.
@@ -72,7 +73,7 @@ class NodeWork:
                                          params)
                         # Success is written with the lock's release.
                         task.record_on_release(task_uuid, {
-                            'status': 'success',
+                            'status': statuses.SUCCESS,
                             'finished_at': timeutils.utcnow()})
                     break
                 except exception.NodeLocked:
@@ -82,7 +83,7 @@ class NodeWork:
         except Exception as e:
             LOG.info('%s of node %s failed: %s', phase, node_uuid, e)
             dbapi.update_task(task_uuid, {
-                'status': 'failed', 'reason': str(e),
+                'status': statuses.FAILED, 'reason': str(e),
                 'finished_at': timeutils.utcnow()})
 
     @staticmethod

@@ -17,13 +17,14 @@ state (:class:`GroupState`), each with its persisted form."""
 
 import dataclasses
 
+from baremetal_orch.common import statuses
 from baremetal_orch.deployment import criteria as criteria_mod
 
 # Group statuses (PENDING and RUNNING only appear before the end).
-PENDING = 'pending'
-RUNNING = 'running'
-SUCCESS = 'success'
-FAILED = 'failed'
+PENDING = statuses.PENDING
+RUNNING = statuses.RUNNING
+SUCCESS = statuses.SUCCESS
+FAILED = statuses.FAILED
 
 # Reasons of a failed group.
 DEPENDENCY_FAILED = 'dependency_failed'
@@ -38,12 +39,12 @@ PREPARE = 'prepare'
 DEPLOY = 'deploy'
 
 # Action states and results (see outcome()).
-STATE_RUNNING = 'running'
-STATE_COMPLETE = 'complete'
-STATE_FAILED = 'failed'
-RESULT_SUCCESS = 'success'
-RESULT_SUCCESS_WITH_FAILURES = 'success_with_failures'
-RESULT_FAILED = 'failed'
+STATE_RUNNING = statuses.RUNNING
+STATE_COMPLETE = statuses.COMPLETE
+STATE_FAILED = statuses.FAILED
+RESULT_SUCCESS = statuses.SUCCESS
+RESULT_SUCCESS_WITH_FAILURES = statuses.SUCCESS_WITH_FAILURES
+RESULT_FAILED = statuses.FAILED
 
 
 @dataclasses.dataclass(frozen=True)

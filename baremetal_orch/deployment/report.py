@@ -12,8 +12,8 @@
 
 """The plan (dry run) and the report of a site deployment.
 
-Both are plain JSON-serializable dicts; the shapes are those of DESIGN
-section 4::
+Both are plain JSON-serializable dicts; the shapes are those the API
+reference gives for ``POST /v1/actions`` (api-ref/source/actions.inc)::
 
     plan   = {"order": [...],
               "groups": {name: {"nodes", "depends_on", "critical"}},

@@ -146,28 +146,11 @@ class SiteDeployment:
     def _with_status(self, status):
         return [g for g in self._topo if self._groups[g].status == status]
 
-    def pending_groups(self):
-        """Groups not started nor finished, in topological order."""
-        with self._lock:
-            return self._with_status(groups.PENDING)
-
-    def running_groups(self):
-        """Groups started and not finished, in start order."""
-        with self._lock:
-            return [g for g in self._order
-                    if self._groups[g].status == groups.RUNNING]
-
     def ready_groups(self):
         """Pending groups whose dependencies all succeeded."""
         with self._lock:
             return [g for g in self._with_status(groups.PENDING)
                     if self.can_run(g)]
-
-    def blocked_groups(self):
-        """Pending groups that can never run (a dependency failed)."""
-        with self._lock:
-            return [g for g in self._with_status(groups.PENDING)
-                    if self.dependency_failed(g)]
 
     def is_done(self):
         """True when every group succeeded or failed."""
@@ -187,17 +170,6 @@ class SiteDeployment:
             return []
         with self._lock:
             return self.ready_groups()[:free_slots]
-
-    def foreign_claims(self, group):
-        """``{node: other group}`` for nodes of ``group`` in flight elsewhere.
-
-        With groups side by side an executor may wait for these before
-        finishing a phase, so that their outcome counts in the criteria.
-        """
-        with self._lock:
-            claims = self._tracker.claims()
-            return {n: claims[n] for n in self.nodes(group)
-                    if claims.get(n) not in (None, group)}
 
     # Transitions ---------------------------------------------------------
 
@@ -412,11 +384,11 @@ class SiteDeployment:
             return groups.STATE_COMPLETE, groups.RESULT_SUCCESS
 
     def plan(self):
-        """The dry-run plan (DESIGN section 4)."""
+        """The dry-run plan (:func:`.report.build_plan`)."""
         return report_mod.build_plan(self.strategy, self._nodes)
 
     def report(self):
-        """The action report (DESIGN section 4).
+        """The action report (:func:`.report.build_report`).
 
         A group's ``succeeded_nodes`` are the nodes counted successful for
         the phase it reached (``prepared`` or ``success`` while it prepares
@@ -469,24 +441,3 @@ class SiteDeployment:
         site._groups = {g: groups.GroupState.from_dict(s)
                         for g, s in data['groups'].items()}
         return site
-
-
-def run_serially(site, prepare, deploy):
-    """Drive ``site`` to the end, one group at a time (reference executor).
-
-    :param prepare: ``callable(group, names) -> {name: bool}``.
-    :param deploy: ``callable(group, names) -> {name: bool}``.
-    :returns: ``site.outcome()``.
-    """
-    while True:
-        site.skip_blocked()
-        ready = site.ready_groups()
-        if not ready:
-            break
-        group = ready[0]
-        site.start(group)
-        targets = site.prepare_targets(group)
-        if site.finish_prepare(group, prepare(group, targets)).ok:
-            targets = site.deploy_targets(group)
-            site.finish_deploy(group, deploy(group, targets))
-    return site.outcome()

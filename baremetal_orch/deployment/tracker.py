@@ -27,12 +27,13 @@ the calling group, which releases them when it is done with them.
 import threading
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import statuses
 
-NOT_STARTED = 'not_started'
-PREPARED = 'prepared'
-SUCCESS = 'success'
-FAILURE = 'failure'
-STATUSES = (NOT_STARTED, PREPARED, SUCCESS, FAILURE)
+NOT_STARTED = statuses.NOT_STARTED
+PREPARED = statuses.PREPARED
+SUCCESS = statuses.SUCCESS
+FAILURE = statuses.FAILURE
+STATUSES = statuses.NODE_STATUSES
 
 
 def _check_status(status):

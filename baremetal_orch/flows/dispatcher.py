@@ -26,14 +26,16 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
 
+from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import groups
 from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
 #: Task statuses that end a node's work.
-FINAL_TASK_STATUSES = ('success', 'failed')
+FINAL_TASK_STATUSES = (statuses.SUCCESS, statuses.FAILED)
 
 
 class EndedTasks:
@@ -150,7 +152,7 @@ class NodeDispatcher:
                     inflight[task_uuid] = (name, node, None)
 
     def _resend_orphans(self, runtime, inflight, phase, params, timeout,
-                        statuses, sent_at):
+                        task_statuses, sent_at):
         """Send again the work of nodes whose conductor is gone, and the
         work that no conductor started within ``heartbeat_timeout`` (the
         message was lost: a broker that restarted drops what its queues
@@ -162,8 +164,8 @@ class NodeDispatcher:
             if host not in alive:
                 LOG.warning('Conductor %s of node %s is gone; sending the '
                             '%s again', host, name, phase)
-                dbapi.update_task(task_uuid, {'status': 'pending'})
-            elif (statuses.get(task_uuid) == 'pending' and
+                dbapi.update_task(task_uuid, {'status': statuses.PENDING})
+            elif (task_statuses.get(task_uuid) == statuses.PENDING and
                     sent_at.get(task_uuid, stale) < stale):
                 LOG.warning('Conductor %s did not start the %s of node %s '
                             'within %s s; sending it again', host, phase,
@@ -199,7 +201,7 @@ class NodeDispatcher:
                 continue
             row = existing.get(node.uuid)
             if row is not None and row.status in FINAL_TASK_STATUSES:
-                done[name] = row.status == 'success'
+                done[name] = row.status == statuses.SUCCESS
             else:
                 pending.append((name, node, row.uuid if row else None))
         # Task rows of the nodes never sent yet: one INSERT for all.
@@ -239,10 +241,11 @@ class NodeDispatcher:
             if time.monotonic() > deadline:
                 for task_uuid in inflight:
                     dbapi.update_task(task_uuid, {
-                        'status': 'failed', 'reason': 'timeout',
+                        'status': statuses.FAILED, 'reason': groups.TIMEOUT,
                         'finished_at': timeutils.utcnow()})
                 self._record_failures(runtime, phase, params, [
-                    (node, 'timeout') for _n, node, _h in inflight.values()])
+                    (node, groups.TIMEOUT)
+                    for _n, node, _h in inflight.values()])
                 return PhaseResults(done, True)
             self._wait(runtime, wakeup, inflight)
             # The ended tasks of the phase: an indexed query that returns
@@ -252,8 +255,8 @@ class NodeDispatcher:
             for task_uuid, status in ended.items():
                 if task_uuid in inflight:
                     name, node, _host = inflight.pop(task_uuid)
-                    done[name] = status == 'success'
-                    if status != 'success':
+                    done[name] = status == statuses.SUCCESS
+                    if status != statuses.SUCCESS:
                         failed.append((node, task_uuid))
             if failed:
                 self._record_failures(runtime, phase, params, [

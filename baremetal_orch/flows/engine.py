@@ -47,6 +47,7 @@ from taskflow.persistence import models as tf_models
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
+from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.flows import jobboard
 from baremetal_orch.flows import labels
@@ -196,7 +197,7 @@ class ActionEngines:
     def fail(self, context, action_uuid, reason):
         """End an action that cannot run, with ``reason``."""
         dbapi.update_action(action_uuid, {
-            'state': action_obj.FAILED, 'result': 'failed',
+            'state': action_obj.FAILED, 'result': statuses.FAILED,
             'finished_at': timeutils.utcnow(),
             'report': {'error': reason}})
         event_obj.action_finished(

@@ -31,6 +31,7 @@ from oslo_utils import timeutils
 from taskflow.patterns import unordered_flow
 from taskflow import task
 
+from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.drivers import labels as label_drivers
@@ -82,7 +83,7 @@ class RelabelNode(task.Task):
 
     def execute(self, runtime):
         context, action = runtime.context, runtime.action
-        dbapi.update_task(self.task_uuid, {'status': 'running',
+        dbapi.update_task(self.task_uuid, {'status': statuses.RUNNING,
                                            'started_at': timeutils.utcnow()})
         node = node_obj.Node.get(context, self.node_uuid)
         labels = wanted_labels(node)
@@ -92,7 +93,7 @@ class RelabelNode(task.Task):
         except Exception as e:
             LOG.warning('Relabelling node %s failed: %s', node.ident, e)
             dbapi.update_task(self.task_uuid, {
-                'status': 'failed', 'reason': str(e),
+                'status': statuses.FAILED, 'reason': str(e),
                 'finished_at': timeutils.utcnow()})
             event_obj.Event.record(
                 event_obj.NODE_FAILED, resource_uuid=node.uuid,
@@ -105,7 +106,7 @@ class RelabelNode(task.Task):
         node.applied_labels = labels
         node.save()
         dbapi.update_task(self.task_uuid, {
-            'status': 'success', 'details': diff.to_dict(),
+            'status': statuses.SUCCESS, 'details': diff.to_dict(),
             'finished_at': timeutils.utcnow()})
         notify.labels(context, action, node, 'end', diff=diff)
         return True
@@ -135,7 +136,7 @@ def begin(context, action, host, dispatcher, site=None):
              for ident in action.parameters['target_nodes']]
     now = timeutils.utcnow()
     root = dbapi.create_task({'action_uuid': action.uuid, 'kind': 'action',
-                              'name': action.name, 'status': 'running',
+                              'name': action.name, 'status': statuses.RUNNING,
                               'started_at': now})
     task_uuids = dbapi.create_tasks([
         {'action_uuid': action.uuid, 'parent_uuid': root, 'kind': 'node',
@@ -160,12 +161,13 @@ def finish(runtime, error=None):
     context = runtime.context
     action = action_obj.Action.get(context, runtime.action_uuid)
     rows = dbapi.list_tasks(action_uuid=action.uuid, kind='node')
-    relabeled = sorted(r.name for r in rows if r.status == 'success')
-    failed = {r.name: r.reason for r in rows if r.status != 'success'}
+    relabeled = sorted(r.name for r in rows if r.status == statuses.SUCCESS)
+    failed = {r.name: r.reason for r in rows if r.status != statuses.SUCCESS}
     ok = not failed and error is None
     now = timeutils.utcnow()
     dbapi.update_task(action.task_uuid, {
-        'status': 'success' if ok else 'failed', 'finished_at': now,
+        'status': statuses.SUCCESS if ok else statuses.FAILED,
+        'finished_at': now,
         'reason': None if ok else 'nodes not relabeled: %s'
         % ', '.join(sorted(failed)) or str(error)})
     action.report = {'requested': list(action.parameters['target_nodes']),
@@ -173,7 +175,7 @@ def finish(runtime, error=None):
                      'not_relabeled': sorted(failed),
                      'errors': failed}
     action.state = action_obj.COMPLETE if ok else action_obj.FAILED
-    action.result = 'success' if ok else 'failed'
+    action.result = statuses.SUCCESS if ok else statuses.FAILED
     action.finished_at = now
     action.save()
     event_obj.action_finished(action, error)

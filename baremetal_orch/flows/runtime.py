@@ -25,7 +25,9 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
 
+from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import groups
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import event as event_obj
 
@@ -64,7 +66,7 @@ class GroupSlots:
         free = self._size() - len(self._holders)
         if free < 1:
             return False
-        if self._site.group_status(group)['status'] != 'pending':
+        if self._site.group_status(group)['status'] != statuses.PENDING:
             # Started before (a resumed flow): a free slot is enough.
             return True
         if self._startable is None:
@@ -176,7 +178,7 @@ class SiteRuntime:
         blocks (taskflow's deciders keep their atoms from running)."""
         skipped = self.site.skip_blocked()
         for name in skipped:
-            self._group_task(name, status='failed',
+            self._group_task(name, status=statuses.FAILED,
                              reason='dependency_failed',
                              finished_at=timeutils.utcnow())
         if skipped:
@@ -190,40 +192,41 @@ class SiteRuntime:
         first = group not in self.site.order()
         self.slots.start(group)
         if first:
-            self._group_task(group, status='running',
+            self._group_task(group, status=statuses.RUNNING,
                              started_at=timeutils.utcnow())
             self._group_started(group)
         targets = self.site.prepare_targets(group)
         self.checkpoint()
-        notify.group(self.context, self.action, group, 'prepare', 'start')
-        return self._run_phase(group, 'prepare', targets,
+        notify.group(self.context, self.action, group, groups.PREPARE, 'start')
+        return self._run_phase(group, groups.PREPARE, targets,
                                CONF.conductor.prepare_timeout)
 
     def check_prepare(self, group, results):
         result = self.site.finish_prepare(group, results or {})
         self.checkpoint()
-        notify.group(self.context, self.action, group, 'prepare',
+        notify.group(self.context, self.action, group, groups.PREPARE,
                      'end' if result.ok else 'error',
                      report=self.site.report()['groups'][group])
         return bool(result.ok)
 
     def run_deploy(self, group, prepare_ok):
         status = self.site.group_status(group)
-        if not prepare_ok or status['status'] != 'running':
+        if not prepare_ok or status['status'] != statuses.RUNNING:
             return {}
         self.slots.start(group)
         targets = self.site.deploy_targets(group)
         self.checkpoint()
-        notify.group(self.context, self.action, group, 'deploy', 'start')
-        return self._run_phase(group, 'deploy', targets,
+        notify.group(self.context, self.action, group, groups.DEPLOY, 'start')
+        return self._run_phase(group, groups.DEPLOY, targets,
                                CONF.conductor.deploy_timeout)
 
     def check_deploy(self, group, results):
         try:
             status = self.site.group_status(group)
-            if status['status'] == 'running' and status['phase'] == 'deploy':
+            if (status['status'] == statuses.RUNNING
+                    and status['phase'] == groups.DEPLOY):
                 result = self.site.finish_deploy(group, results or {})
-                notify.group(self.context, self.action, group, 'deploy',
+                notify.group(self.context, self.action, group, groups.DEPLOY,
                              'end' if result.ok else 'error',
                              report=self.site.report()['groups'][group])
             status = self.site.group_status(group)
@@ -232,7 +235,7 @@ class SiteRuntime:
                              finished_at=timeutils.utcnow())
             self.checkpoint()
             self._groups_finished([group])
-            if status['status'] != 'success':
+            if status['status'] != statuses.SUCCESS:
                 self.skip_blocked()
             return status['status']
         finally:
@@ -246,7 +249,7 @@ class SiteRuntime:
         """
         phase_task = self._phase_task(group, phase)
         if not names:
-            dbapi.update_task(phase_task, {'status': 'success',
+            dbapi.update_task(phase_task, {'status': statuses.SUCCESS,
                                            'finished_at': timeutils.utcnow()})
             return {}
         results = self.dispatcher.run(
@@ -255,17 +258,18 @@ class SiteRuntime:
                     'wait_for_signal': self.site.strategy.group(
                         group).wait_for_signal})
         if results.timed_out:
-            self.site.fail(group, 'timeout', results=results.done)
+            self.site.fail(group, groups.TIMEOUT, results=results.done)
             dbapi.update_task(phase_task, {
-                'status': 'failed', 'reason': 'timeout',
+                'status': statuses.FAILED, 'reason': groups.TIMEOUT,
                 'finished_at': timeutils.utcnow()})
-            self._group_task(group, status='failed', reason='timeout',
+            self._group_task(group, status=statuses.FAILED,
+                             reason=groups.TIMEOUT,
                              finished_at=timeutils.utcnow())
             self.checkpoint()
             return {}
         failed = sorted(n for n, ok in results.done.items() if not ok)
         dbapi.update_task(phase_task, {
-            'status': 'failed' if failed else 'success',
+            'status': statuses.FAILED if failed else statuses.SUCCESS,
             'reason': ('failed nodes: %s' % ', '.join(failed)
                        if failed else None),
             'finished_at': timeutils.utcnow()})
@@ -279,5 +283,5 @@ class SiteRuntime:
                 return row.uuid
         return dbapi.create_task({
             'parent_uuid': parent, 'action_uuid': self.action_uuid,
-            'kind': 'phase', 'name': phase, 'status': 'running',
+            'kind': 'phase', 'name': phase, 'status': statuses.RUNNING,
             'started_at': timeutils.utcnow()})

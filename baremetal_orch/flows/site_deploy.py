@@ -37,6 +37,7 @@ from oslo_utils import timeutils
 from taskflow.patterns import graph_flow
 from taskflow import task
 
+from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
@@ -171,7 +172,7 @@ def begin(context, action, host, dispatcher, site=None):
     now = timeutils.utcnow()
     root = dbapi.create_task({
         'action_uuid': action.uuid, 'kind': 'action', 'name': action.name,
-        'status': 'running', 'started_at': now})
+        'status': statuses.RUNNING, 'started_at': now})
     # In the plan's order: groups never started are listed that way.
     plan = site.strategy.topological_order()
     group_tasks = dict(zip(plan, dbapi.create_tasks([
@@ -206,11 +207,12 @@ def finish(runtime, error=None):
     runtime.skip_blocked()
     state, result = site.outcome()
     if error is not None or state == groups.STATE_RUNNING:
-        state, result = action_obj.FAILED, 'failed'
+        state, result = action_obj.FAILED, statuses.FAILED
     runtime.checkpoint()
     now = timeutils.utcnow()
     dbapi.update_task(runtime.root_task, {
-        'status': 'success' if state == action_obj.COMPLETE else 'failed',
+        'status': (statuses.SUCCESS if state == action_obj.COMPLETE
+                   else statuses.FAILED),
         'finished_at': now, 'reason': str(error) if error else result})
     action = action_obj.Action.get(runtime.context, runtime.action_uuid)
     action.state = state

@@ -11,9 +11,10 @@
 #    under the License.
 """Payloads and notifications of actions, deployment groups and signals.
 
-These event types are baremetal_orch's own (DESIGN section 8): an action
-run, the prepare and deploy phases of a deployment group, and the signals
-a node sends about its deployment.
+These event types are baremetal_orch's own
+(doc/source/admin/notifications.rst): an action run, the prepare and
+deploy phases of a deployment group, and the signals a node sends about
+its deployment.
 """
 
 from oslo_versionedobjects import fields as ovo_fields

@@ -88,9 +88,10 @@ _OSLO_SECRET_KEYS = tuple(getattr(strutils, '_SANITIZE_KEYS', ()))
 def is_secret_key(key):
     """Whether a value stored under ``key`` is a secret.
 
-    A key is secret when it contains password, secret, token or key
-    (DESIGN section 3), in any case, or one of the names oslo.utils knows
-    for secrets (``strutils.mask_dict_password``'s catalogue).
+    A key is secret when it contains password, secret, token or key, in
+    any case, or one of the names oslo.utils knows for secrets
+    (``strutils.mask_dict_password``'s catalogue): see
+    doc/source/admin/limits.rst.
     """
     if not isinstance(key, str):
         return False

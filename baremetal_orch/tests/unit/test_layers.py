@@ -20,7 +20,9 @@ reading every module's imports:
 * ``common/`` is the bottom floor: it imports no other package of the
   service;
 * no two modules import each other, directly or through others;
-* modules stay readable: under 500 lines.
+* modules stay readable: under 500 lines;
+* the flows and the conductor name states, statuses and results with the
+  constants of ``common/statuses.py``, never with a bare string.
 
 (``deployment/`` staying free of I/O is kept by its own test.)
 """
@@ -28,13 +30,22 @@ reading every module's imports:
 import ast
 import os
 
+import fixtures
+
 import baremetal_orch
+from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.tests import base
 
 ROOT = os.path.dirname(baremetal_orch.__file__)
 PACKAGE = 'baremetal_orch'
 MAX_LINES = 500
+#: The words of :mod:`baremetal_orch.common.statuses`.
+STATUS_WORDS = frozenset(
+    statuses.ACTION_STATES + statuses.ACTION_RESULTS
+    + statuses.TASK_STATUSES + statuses.NODE_STATUSES)
+#: Where a string names a state, status or result.
+STATUS_NAMES = frozenset(['state', 'status', 'result'])
 
 
 def product_modules():
@@ -77,6 +88,51 @@ def imports_of(path, module, modules):
                 full = '%s.%s' % (prefix, alias.name)
                 names.add(full if full in modules else prefix)
     return names
+
+
+def status_literals(path):
+    """``line: word`` of every bare status word used as one in ``path``:
+    compared with something, the value of a ``status``/``state``/
+    ``result`` key, keyword or attribute, or a member of a tuple or set of
+    such words (``('success', 'failed')``)."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    found = []
+
+    def word(node):
+        return (isinstance(node, ast.Constant)
+                and node.value in STATUS_WORDS)
+
+    def note(node):
+        found.append('%d: %s' % (node.lineno, node.value))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for operand in [node.left] + node.comparators:
+                if word(operand):
+                    note(operand)
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if (isinstance(key, ast.Constant)
+                        and key.value in STATUS_NAMES and word(value)):
+                    note(value)
+        elif isinstance(node, ast.keyword):
+            if node.arg in STATUS_NAMES and word(node.value):
+                note(node.value)
+        elif isinstance(node, ast.Assign):
+            named = any(isinstance(t, ast.Attribute)
+                        and t.attr in STATUS_NAMES for t in node.targets)
+            if named and word(node.value):
+                note(node.value)
+        elif isinstance(node, (ast.Tuple, ast.Set)):
+            if node.elts and all(word(e) for e in node.elts):
+                for element in node.elts:
+                    note(element)
+        elif isinstance(node, ast.IfExp):
+            for branch in (node.body, node.orelse):
+                if word(branch):
+                    note(branch)
+    return sorted(set(found))
 
 
 def _within(name, package):
@@ -176,3 +232,28 @@ class TestLayers(base.TestCase):
             if count > MAX_LINES:
                 large.append('%s: %d lines' % (module, count))
         self.assertEqual([], large)
+
+    def test_statuses_are_constants(self):
+        found = []
+        for module, path in sorted(self.modules.items()):
+            if not (_within(module, 'baremetal_orch.flows')
+                    or _within(module, 'baremetal_orch.conductor')):
+                continue
+            found.extend('%s:%s' % (module, where)
+                         for where in status_literals(path))
+        self.assertEqual([], found)
+
+    def test_status_literals_are_found(self):
+        # The rule above must be able to fail: each shape it looks for.
+        path = self.useFixture(fixtures.TempDir()).join('sample.py')
+        with open(path, 'w') as f:
+            f.write("if task.status == 'running':\n"
+                    "    row = {'status': 'failed'}\n"
+                    "    update(state='complete')\n"
+                    "    action.result = 'success' if ok else 'failed'\n"
+                    "FINAL = ('success', 'failed')\n"
+                    "counts = {'failed': 1}\n")
+        self.assertEqual(
+            ['1: running', '2: failed', '3: complete', '4: failed',
+             '4: success', '5: failed', '5: success'],
+            status_literals(path))

@@ -65,8 +65,12 @@ class TestTransitionTable(base.TestCase):
     def test_next_state(self):
         self.assertEqual(self.expected,
                          states.next_state(self.state, self.event))
-        self.assertEqual(self.expected is not None,
-                         states.is_allowed(self.state, self.event))
+
+
+def events_from(state):
+    """The events the machine accepts in ``state``, sorted."""
+    return sorted(e for e in ALL_EVENTS
+                  if states.next_state(state, e) is not None)
 
 
 class TestStates(base.TestCase):
@@ -81,25 +85,25 @@ class TestStates(base.TestCase):
                               '%s on %s' % (event, state))
 
     def test_events_from(self):
-        self.assertEqual(['manage'], states.events_from('enroll'))
+        self.assertEqual(['manage'], events_from('enroll'))
         self.assertEqual(['deploy', 'manage'],
-                         states.events_from('available'))
+                         events_from('available'))
         self.assertEqual(['delete', 'deploy'],
-                         states.events_from('deploy failed'))
-        self.assertEqual(['delete'], states.events_from('active'))
-        self.assertEqual(['done', 'fail'], states.events_from('deploying'))
+                         events_from('deploy failed'))
+        self.assertEqual(['delete'], events_from('active'))
+        self.assertEqual(['done', 'fail'], events_from('deploying'))
         self.assertEqual(['manage', 'provide'],
-                         states.events_from('clean failed'))
+                         events_from('clean failed'))
         for state in ALL_STATES:
             expected = sorted(e for (s, e) in LEGAL if s == state)
-            self.assertEqual(expected, states.events_from(state), state)
+            self.assertEqual(expected, events_from(state), state)
 
     def test_every_state_is_reachable_from_enroll(self):
         seen = {states.ENROLL}
         frontier = [states.ENROLL]
         while frontier:
             state = frontier.pop()
-            for event in states.events_from(state):
+            for event in events_from(state):
                 nxt = states.next_state(state, event)
                 if nxt not in seen:
                     seen.add(nxt)
@@ -109,10 +113,10 @@ class TestStates(base.TestCase):
     def test_working_states_have_targets_and_exits(self):
         for state in states.WORKING_STATES:
             self.assertIsNotNone(states.target_of(state), state)
-            self.assertEqual(['done', 'fail'], states.events_from(state))
+            self.assertEqual(['done', 'fail'], events_from(state))
         for state in set(ALL_STATES) - states.WORKING_STATES:
             self.assertIsNone(states.target_of(state), state)
-            self.assertNotIn('done', states.events_from(state))
+            self.assertNotIn('done', events_from(state))
 
     def test_verbs(self):
         self.assertEqual({'manage': 'manage', 'provide': 'provide',

@@ -18,6 +18,7 @@ from baremetal_orch.deployment import report as report_mod
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.deployment import examples
+from baremetal_orch.tests.unit.deployment import serial
 
 ALL_NODES = (['cmp%02d' % i for i in range(1, 9)]
              + ['ctl%02d' % i for i in range(1, 5)]
@@ -42,7 +43,7 @@ class TestSeedExamples(base.TestCase):
 
     def run_example(self, overlay=None):
         site, ex = example_site(overlay)
-        outcome = site_mod.run_serially(site, ex.prepare, ex.deploy)
+        outcome = serial.run_serially(site, ex.prepare, ex.deploy)
         for phase in ('prepare', 'deploy'):
             sent = ex.sent_nodes(phase)
             self.assertEqual(sorted(set(sent)), sorted(sent),
@@ -217,7 +218,7 @@ class TestSeedExamples(base.TestCase):
             'control-nodes', targets))
         restored.finish_deploy('control-nodes', ex.deploy(
             'control-nodes', restored.deploy_targets('control-nodes')))
-        self.assertEqual(('complete', 'success'), site_mod.run_serially(
+        self.assertEqual(('complete', 'success'), serial.run_serially(
             restored, ex.prepare, ex.deploy))
         self.assertEqual(TOPO, restored.report()['order'])
         for phase in ('prepare', 'deploy'):

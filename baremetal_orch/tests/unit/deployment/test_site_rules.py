@@ -21,6 +21,7 @@ from baremetal_orch.deployment import strategy
 from baremetal_orch.deployment import tracker
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.deployment import examples
+from baremetal_orch.tests.unit.deployment import serial
 
 MIN1 = {'minimum_successful_nodes': 1}
 
@@ -62,7 +63,7 @@ class TestDependencies(base.TestCase):
                     {'a': ['na'], 'b': ['nb'], 'c': ['nc'], 'd': ['nd']})
         ex = executor({'na': 'prepare'})
         self.assertEqual(['a', 'c'], site.ready_groups())
-        outcome = site_mod.run_serially(site, ex.prepare, ex.deploy)
+        outcome = serial.run_serially(site, ex.prepare, ex.deploy)
         self.assertEqual(('complete', 'success_with_failures'), outcome)
         self.assertEqual({'a': 'prepare_criteria_not_met',
                           'b': 'dependency_failed', 'c': None,
@@ -77,17 +78,18 @@ class TestDependencies(base.TestCase):
                      group('c', ['b'])],
                     {'a': ['na'], 'b': ['nb'], 'c': []})
         self.assertEqual(['a'], site.ready_groups())
-        self.assertEqual(['a', 'b', 'c'], site.pending_groups())
+        self.assertEqual(['pending'] * 3, [
+            site.group_status(g)['status'] for g in ('a', 'b', 'c')])
         self.assertFalse(site.can_run('b'))
         self.assertFalse(site.dependency_failed('b'))
         site.start('a')
-        self.assertEqual(['a'], site.running_groups())
+        self.assertEqual('running', site.group_status('a')['status'])
         self.assertEqual([], site.ready_groups())
         self.assertEqual(['na'], site.prepare_targets('a'))
         site.finish_prepare('a', {'na': False})
         self.assertTrue(site.dependency_failed('b'))
         self.assertFalse(site.dependency_failed('c'))
-        self.assertEqual(['b'], site.blocked_groups())
+        self.assertEqual([], site.ready_groups())
         self.assertFalse(site.is_done())
         self.assertEqual(('running', None), site.outcome())
         site.skip('b')
@@ -95,7 +97,8 @@ class TestDependencies(base.TestCase):
         self.assertTrue(site.dependency_failed('c'))
         self.assertEqual(['c'], site.skip_blocked())
         self.assertTrue(site.is_done())
-        self.assertEqual([], site.pending_groups())
+        self.assertEqual(['failed'] * 3, [
+            site.group_status(g)['status'] for g in ('a', 'b', 'c')])
 
     def test_critical_failure_lets_independent_groups_finish(self):
         site = make([group('crit', critical=True, criteria=MIN1),
@@ -104,7 +107,7 @@ class TestDependencies(base.TestCase):
                     {'crit': ['x'], 'child': ['c'], 'other': ['y'],
                      'other-child': ['z']})
         ex = executor({'x': 'deploy'})
-        outcome = site_mod.run_serially(site, ex.prepare, ex.deploy)
+        outcome = serial.run_serially(site, ex.prepare, ex.deploy)
         self.assertEqual(('failed', 'failed'), outcome)
         self.assertEqual({'crit': 'failed', 'child': 'failed',
                           'other': 'success', 'other-child': 'success'},
@@ -119,12 +122,12 @@ class TestDependencies(base.TestCase):
                     {'a': ['x'], 'b': ['y']})
         ex = executor({'x': 'prepare'})
         self.assertEqual(('failed', 'failed'),
-                         site_mod.run_serially(site, ex.prepare, ex.deploy))
+                         serial.run_serially(site, ex.prepare, ex.deploy))
 
     def test_node_failure_without_criteria(self):
         site = make([group('g')], {'g': ['n1', 'n2', 'n3']})
         ex = executor({'n2': 'prepare'})
-        outcome = site_mod.run_serially(site, ex.prepare, ex.deploy)
+        outcome = serial.run_serially(site, ex.prepare, ex.deploy)
         # No criteria: the group succeeds, the failed node is reported.
         self.assertEqual(('complete', 'success_with_failures'), outcome)
         self.assertEqual('success', statuses(site)['g'])
@@ -140,7 +143,7 @@ class TestDependencies(base.TestCase):
         self.assertEqual(['empty-min', 'empty-pct', 'empty'],
                          site.plan()['empty_groups'])
         ex = executor()
-        site_mod.run_serially(site, ex.prepare, ex.deploy)
+        serial.run_serially(site, ex.prepare, ex.deploy)
         self.assertEqual({'empty-min': 'prepare_criteria_not_met',
                           'empty-pct': None, 'empty': None}, reasons(site))
         self.assertEqual([{'criterion': 'minimum_successful_nodes',
@@ -168,7 +171,7 @@ class TestOverlaps(base.TestCase):
                     {'g1': ['n1', 'n2'], 'g2': ['n2', 'n3']})
         ex = executor()
         self.assertEqual(('complete', 'success'),
-                         site_mod.run_serially(site, ex.prepare, ex.deploy))
+                         serial.run_serially(site, ex.prepare, ex.deploy))
         self.assertEqual(['n1', 'n2'], ex.sent_by('prepare', 'g1'))
         self.assertEqual(['n3'], ex.sent_by('prepare', 'g2'))
         self.assertEqual(['n3'], ex.sent_by('deploy', 'g2'))
@@ -180,7 +183,7 @@ class TestOverlaps(base.TestCase):
                      group('g2', criteria={'percent_successful_nodes': 100})],
                     {'g1': ['n1'], 'g2': ['n1', 'n2']})
         ex = executor()
-        site_mod.run_serially(site, ex.prepare, ex.deploy)
+        serial.run_serially(site, ex.prepare, ex.deploy)
         # g2 ran after g1 deployed n1; its prepare counted n1 as prepared.
         result = site.finish_prepare('g2', {})
         self.assertEqual(groups.PhaseResult(True, (), 'prepare', 2, 2),
@@ -191,7 +194,7 @@ class TestOverlaps(base.TestCase):
                      group('g2', criteria={'minimum_successful_nodes': 2})],
                     {'g1': ['n1', 'n2'], 'g2': ['n2', 'n3']})
         ex = executor({'n2': 'deploy'})
-        outcome = site_mod.run_serially(site, ex.prepare, ex.deploy)
+        outcome = serial.run_serially(site, ex.prepare, ex.deploy)
         self.assertEqual(('complete', 'success_with_failures'), outcome)
         # n2 failed its deploy in g1: for g2 it is not even prepared, so
         # g2 misses its minimum at prepare and is not deployed.
@@ -211,7 +214,7 @@ class TestOverlaps(base.TestCase):
                     {'g0': ['n0'], 'g1': ['n1', 'n2'], 'g2': ['n2']})
         self.assertEqual({'n2': ['g1', 'g2']}, site.plan()['overlaps'])
         ex = executor({'n0': 'prepare'})
-        site_mod.run_serially(site, ex.prepare, ex.deploy)
+        serial.run_serially(site, ex.prepare, ex.deploy)
         self.assertEqual('dependency_failed', reasons(site)['g1'])
         self.assertEqual('success', statuses(site)['g2'])
         self.assertEqual('success', site.tracker.status('n2'))
@@ -222,7 +225,7 @@ class TestOverlaps(base.TestCase):
                      group('gb', ['ga']), group('gc')],
                     {'ga': ['n1', 'n2'], 'gb': ['n1'], 'gc': ['n1']})
         ex = executor({'n2': 'prepare'})
-        site_mod.run_serially(site, ex.prepare, ex.deploy)
+        serial.run_serially(site, ex.prepare, ex.deploy)
         self.assertEqual({'ga': 'prepare_criteria_not_met',
                           'gb': 'dependency_failed', 'gc': None},
                          reasons(site))
@@ -240,7 +243,7 @@ class TestOverlaps(base.TestCase):
         site.start('gb')
         self.assertEqual(['n1'], site.prepare_targets('ga'))
         self.assertEqual(['n2'], site.prepare_targets('gb'))
-        self.assertEqual({'n1': 'ga'}, site.foreign_claims('gb'))
+        self.assertEqual({'n1': 'ga', 'n2': 'gb'}, site.tracker.claims())
         result = site.finish_prepare('gb', {'n2': True})
         self.assertFalse(result.ok)
         self.assertEqual(50.0, result.misses[0].actual)
