@@ -23,7 +23,6 @@ from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
 from baremetal_orch.conductor import admission
-from baremetal_orch.conductor import batch_work
 from baremetal_orch.conductor import node_work
 from baremetal_orch.conductor import periodics
 from baremetal_orch.conductor import provisioning
@@ -48,9 +47,7 @@ class ConductorManager:
     """The methods the API and other conductors call over RPC."""
 
     # Version 1.0: Initial version
-    # Version 1.1: admit_action (start_action kept for 1.0 callers)
-    # Version 1.2: run_nodes_phase (run_node_phase kept for 1.1 callers)
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.0'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None):
@@ -59,7 +56,6 @@ class ConductorManager:
         self.periodics = None
         self.actions = None
         self.node_work = None
-        self.batch_work = None
         self.ironic_sync = None
         #: Set once del_host began: no new background work is taken.
         self.stopping = False
@@ -77,9 +73,7 @@ class ConductorManager:
             self.actions = engine.ActionEngines(
                 self.host, dispatcher.NodeDispatcher(
                     rpcapi.ConductorAPI(own=self)))
-            self.node_work = node_work.NodeWork(self.host)
-            self.batch_work = batch_work.BatchWork(
-                self.host, self.node_work, self._spawn)
+            self.node_work = node_work.NodeWork(self.host, self._spawn)
             self.periodics = periodics.Periodics(self)
             engine.warm_up()
             # What this host's previous life left (nodes in a working
@@ -129,8 +123,8 @@ class ConductorManager:
             self.periodics.stop()
         if self.actions:
             self.actions.stop()
-        if self.batch_work:
-            self.batch_work.stop()
+        if self.node_work:
+            self.node_work.stop()
         if self.executor:
             if wait:
                 with self._inflight_lock:
@@ -266,23 +260,10 @@ class ConductorManager:
         self.actions.start(context, admitted.action, site=admitted.site)
         return admitted.action
 
-    def start_action(self, context, action_uuid):
-        """Run a pending action an API of RPC version 1.0 created."""
-        action = action_obj.Action.get(context, action_uuid)
-        if action.state == action_obj.PENDING:
-            self.actions.start(context, action)
-
-    def run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
-                       phase, params=None):
-        """Prepare or deploy one node of an action (cast by the action's
-        conductor to the node's owner); the outcome goes to the task row."""
-        self._spawn(self.node_work.run_node_phase, context, action_uuid,
-                    task_uuid, node_uuid, phase, params or {})
-
     def run_nodes_phase(self, context, action_uuid, items, phase,
                         params=None):
-        """Prepare or deploy a batch of nodes of an action (RPC 1.2):
-        ``items`` is ``[(task uuid, node uuid)]``; the outcomes go to the
-        task rows."""
-        self._spawn(self.batch_work.run, context, action_uuid,
+        """Prepare or deploy a batch of nodes of an action (cast by the
+        action's conductor to the nodes' owner): ``items`` is
+        ``[(task uuid, node uuid)]``; the outcomes go to the task rows."""
+        self._spawn(self.node_work.run, context, action_uuid,
                     [tuple(i) for i in items], phase, params or {})

@@ -9,114 +9,282 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The work of an action on one node, done by the conductor that owns it.
+"""Node work: the prepare or deploy phase of a batch of an action's nodes.
 
-The action's conductor sends each node of a phase here
-(:class:`baremetal_orch.flows.dispatcher.NodeDispatcher`); the outcome goes
-to the node's task row. The work is idempotent: a copy sent twice finds the
-task ended under the node's lock and does nothing.
+The one lane of node work. The action's conductor sends the nodes of a
+group's phase to their owners in batches
+(:class:`baremetal_orch.flows.dispatcher.NodeDispatcher`; one node is a
+batch of one); the outcome of each node goes to its task row. A batch
+costs a bounded number of transactions: its task rows are started in one,
+its nodes' locks taken in one conditional UPDATE, each state change of the
+nodes together is one UPDATE, their deployment records are written
+together, and the locks are released with the outcomes of their tasks in
+one transaction. The driver calls, the only per-node round trips, run side
+by side (up to ``[conductor]max_concurrent_nodes`` per phase).
+
+Two things a node may wait for are branches of the same lane, per node:
+
+* a node locked by another operation waits for its lock (until the
+  phase's deadline), then does the work as a batch of one;
+* in a phase that waits for the nodes' signals (``wait_for_signal``), a
+  deployed node keeps its lock until its final signal, and its task ends
+  then, without holding up the rest of the batch.
+
+Crash safety: a task is ``success`` only in the transaction that releases
+its node's lock after the work; a node a killed conductor left in a
+working state is failed out by recovery and its work sent again; work
+sent twice finds its task ended under the lock and does nothing.
 """
 
+from concurrent import futures
+import threading
 import time
 
 from oslo_config import cfg
 from oslo_log import log
-from oslo_utils import timeutils
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import states
 from baremetal_orch.common import statuses
 from baremetal_orch.conductor import provisioning
-from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import groups
+from baremetal_orch.drivers import provisioning as drivers
 from baremetal_orch.flows import dispatcher
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import deployment as deployments
+from baremetal_orch.objects import node as node_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
+#: Seconds between two tries at the lock of a node another operation holds.
+LOCK_RETRY = 0.2
+
 
 class NodeWork:
-    """Prepares and deploys nodes for the actions of any conductor."""
+    """Prepares or deploys batches of nodes for the actions of any
+    conductor.
 
-    def __init__(self, host):
+    :param host: this conductor.
+    :param spawn: runs a callable in the background (the manager's).
+    """
+
+    def __init__(self, host, spawn):
         self.host = host
+        self.spawn = spawn
+        #: ``(size, pool)``, the largest last.
+        self._pools = []
+        self._lock = threading.Lock()
 
-    def run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
-                       phase, params):
+    def pool(self):
+        """The threads of the driver calls of every batch, made once and
+        reused: the dispatcher keeps at most max_concurrent_nodes nodes of
+        a phase in flight, and max_concurrent_groups phases run at once.
+
+        Limits raised by a reload (SIGHUP) get a larger pool; the smaller
+        one is left to the batches that use it.
+        (The standard library's pool: futurist's idle workers poll their
+        queue, delaying a shutdown by up to a second.)
+        """
+        size = (CONF.conductor.max_concurrent_nodes *
+                CONF.conductor.max_concurrent_groups)
+        with self._lock:
+            if not self._pools or self._pools[-1][0] < size:
+                self._pools.append((size, futures.ThreadPoolExecutor(
+                    max_workers=size, thread_name_prefix='node-phase')))
+            return self._pools[-1][1]
+
+    def stop(self):
+        with self._lock:
+            for _size, pool in self._pools:
+                pool.shutdown(wait=False)
+
+    def run(self, context, action_uuid, items, phase, params):
+        """Do ``phase`` for a batch of nodes of ``action_uuid``.
+
+        :param items: ``[(task uuid, node uuid)]``.
+        :param params: ``group``, ``deadline`` (seconds the phase allows)
+            and ``wait_for_signal``.
+        """
         try:
-            self._run_node_phase(context, action_uuid, task_uuid, node_uuid,
-                                 phase, params)
+            self._run(context, action_uuid, items, phase, params)
         finally:
-            # Committed (or ended before): the phase waiting for it here
-            # looks now.
-            dispatcher.ENDED.ended([task_uuid])
+            # The outcomes committed here are there to read: the phase
+            # waiting for them in this process looks now.
+            dispatcher.ENDED.ended([t for t, _n in items])
 
-    def _run_node_phase(self, context, action_uuid, task_uuid, node_uuid,
-                        phase, params):
-        previous = dbapi.start_task(task_uuid,
-                                    dispatcher.FINAL_TASK_STATUSES)
-        if previous is None:
+    def _run(self, context, action_uuid, items, phase, params):
+        previous = dbapi.start_tasks([t for t, _n in items],
+                                     dispatcher.FINAL_TASK_STATUSES)
+        todo = {n: t for t, n in items if t in previous}
+        if not todo:
             return
+        locked = node_obj.Node.reserve_many(context, list(todo), self.host)
         deadline = time.monotonic() + float(params.get('deadline') or 60)
+        for node_uuid, task_uuid in todo.items():
+            if node_uuid not in locked:
+                self.spawn(self._when_unlocked, context, action_uuid,
+                           task_uuid, node_uuid, phase, params, deadline)
+        locked = self._not_ended(todo, locked, previous)
+        if locked:
+            self._batch(context, action_uuid, todo, locked, phase, params)
+
+    def _not_ended(self, todo, locked, previous):
+        """The locked nodes whose task has not ended: a copy sent twice,
+        or resumed, may find the other copy did the work while it came;
+        that work was done under the lock, so it shows now."""
+        again = [todo[n] for n in locked
+                 if previous[todo[n]] == statuses.RUNNING]
+        if not again:
+            return locked
+        ended = {t for t, s in dbapi.get_task_statuses(again).items()
+                 if s in dispatcher.FINAL_TASK_STATUSES}
+        if ended:
+            dbapi.release_nodes([n for n in locked if todo[n] in ended],
+                                self.host)
+        return {n: node for n, node in locked.items()
+                if todo[n] not in ended}
+
+    def _when_unlocked(self, context, action_uuid, task_uuid, node_uuid,
+                       phase, params, deadline):
+        """The branch of a node another operation holds: wait for its
+        lock until the phase's deadline, then work on it alone."""
+        todo = {node_uuid: task_uuid}
         try:
             while True:
-                try:
-                    with taskmanager.acquire(context, node_uuid, self.host,
-                                             purpose=phase) as task:
-                        if previous == statuses.RUNNING and self._task_ended(
-                                task_uuid):
-                            # Sent twice: the other copy did the work
-                            # while this one waited for the lock.
-                            return
-                        self._node_phase(context, task, action_uuid, phase,
-                                         params)
-                        # Success is written with the lock's release.
-                        task.record_on_release(task_uuid, {
-                            'status': statuses.SUCCESS,
-                            'finished_at': timeutils.utcnow()})
+                locked = node_obj.Node.reserve_many(context, [node_uuid],
+                                                    self.host)
+                if locked:
                     break
-                except exception.NodeLocked:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.2)
+                if time.monotonic() > deadline:
+                    raise exception.NodeLocked(node=node_uuid,
+                                               host='another operation')
+                time.sleep(LOCK_RETRY)
+            locked = self._not_ended(todo, locked,
+                                     {task_uuid: statuses.RUNNING})
+            if locked:
+                self._batch(context, action_uuid, todo, locked, phase,
+                            params)
         except Exception as e:
             LOG.info('%s of node %s failed: %s', phase, node_uuid, e)
-            dbapi.update_task(task_uuid, {
-                'status': statuses.FAILED, 'reason': str(e),
-                'finished_at': timeutils.utcnow()})
+            dbapi.release_nodes([], self.host, failed={task_uuid: str(e)})
+        finally:
+            dispatcher.ENDED.ended([task_uuid])
+
+    def _batch(self, context, action_uuid, todo, locked, phase, params):
+        """The phase of the ``locked`` nodes; their locks are released
+        with the outcomes of their tasks (those waiting for a signal keep
+        theirs until it comes)."""
+        nodes = list(locked.values())
+        failed, signals = {}, {}
+        try:
+            nodes = self._validate(nodes, failed)
+            if phase == groups.PREPARE:
+                self._prepare(context, nodes, failed)
+            else:
+                made = self._deploy(context, nodes, action_uuid, failed)
+                if params.get('wait_for_signal'):
+                    signals = self._signals(nodes, made, action_uuid,
+                                            failed)
+                self._add_group([n for n in nodes if n.uuid not in failed
+                                 and n.uuid not in signals],
+                                params.get('group'))
+        except Exception as e:
+            LOG.exception('%s of %d nodes failed', phase, len(nodes))
+            for node in nodes:
+                failed.setdefault(node.uuid, e)
+            signals = {}
+        for node_uuid, exc in failed.items():
+            LOG.info('%s of node %s failed: %s', phase, node_uuid, exc)
+        for node in nodes:
+            if node.uuid in signals and node.uuid not in failed:
+                self.spawn(self._until_signal, context, node,
+                           signals[node.uuid], todo[node.uuid], params)
+        done = [n for n in locked if n not in signals or n in failed]
+        # Success is written with the locks' release, in one transaction.
+        dbapi.release_nodes(
+            done, self.host,
+            succeeded=[todo[n] for n in done if n not in failed],
+            failed={todo[n]: str(e) for n, e in failed.items()})
 
     @staticmethod
-    def _task_ended(task_uuid):
-        status = dbapi.get_task_statuses([task_uuid]).get(task_uuid)
-        return status in dispatcher.FINAL_TASK_STATUSES
+    def _validate(nodes, failed):
+        ok = []
+        for node in nodes:
+            try:
+                drivers.get_driver(node.driver).validate(node)
+                ok.append(node)
+            except Exception as e:
+                failed[node.uuid] = e
+        return ok
 
-    def _node_phase(self, context, task, action_uuid, phase, params):
-        task.driver.validate(task.node)
-        if phase == 'prepare':
-            provisioning.prepare(context, task,
-                                 CONF.conductor.prepare_timeout)
-            return
-        node = task.node
-        wait = params.get('wait_for_signal')
-        record = None
-        if node.provision_state != provisioning.states.ACTIVE:
-            record, token = deployments.create(node, action_uuid, self.host)
-            info = deployments.instance_info(node, record, token)
-            provisioning.deploy(context, task, CONF.conductor.deploy_timeout,
-                                info)
-        elif wait:
-            # Already active: a resumed phase waits for the record of this
-            # action; a later run keeps the verdict of the last signal.
-            record = deployments.current(node.uuid)
-            if record is not None and record.action_uuid != action_uuid:
-                if record.final and record.status != deployments.COMPLETE:
-                    raise exception.ProvisioningFailed(
-                        node=node.ident, reason='its last deployment %s '
-                        'ended %s: %s' % (record.uuid, record.status,
-                                          record.status_reason))
-                record = None
-        if wait and record is not None:
+    def _prepare(self, context, nodes, failed):
+        """manage then provide, skipping what is done."""
+        timeout = CONF.conductor.prepare_timeout
+        work = [n for n in nodes
+                if n.provision_state not in provisioning.PREPARED_STATES]
+        for event, from_states in (
+                ('manage', (states.ENROLL,)),
+                ('provide', (states.MANAGEABLE, states.CLEANFAIL))):
+            failed.update(provisioning.run_many(
+                context, [n for n in work if n.uuid not in failed and
+                          n.provision_state in from_states],
+                event, timeout, self.host, self.pool()))
+        for node in work:
+            if (node.uuid not in failed and node.provision_state not in
+                    provisioning.PREPARED_STATES):
+                failed[node.uuid] = exception.ProvisioningFailed(
+                    node=node.ident, reason='node is %s, cannot prepare it'
+                    % node.provision_state)
+
+    def _deploy(self, context, nodes, action_uuid, failed):
+        """Deploy the nodes not active yet, each with a new deployment
+        record; a node already active is not deployed again.
+
+        :returns: ``{node uuid: record}`` of the records made.
+        """
+        work = [n for n in nodes if n.provision_state != states.ACTIVE]
+        if not work:
+            return {}
+        made = deployments.create_many(work, action_uuid, self.host)
+        infos = {node.uuid: deployments.instance_info(node, record, token)
+                 for node, (record, token) in zip(work, made)}
+        failed.update(provisioning.run_many(
+            context, work, 'deploy', CONF.conductor.deploy_timeout,
+            self.host, self.pool(), infos))
+        return {node.uuid: record for node, (record, _t) in zip(work, made)}
+
+    @staticmethod
+    def _signals(nodes, made, action_uuid, failed):
+        """``{node uuid: record}`` whose final signal the phase waits for:
+        the records this phase made and, for a node already active, its
+        record of this action (a resumed phase). A node whose last
+        deployment by another action ended badly fails; one whose last
+        deployment ended well keeps that verdict."""
+        records = {}
+        for node in nodes:
+            if node.uuid in failed:
+                continue
+            record = made.get(node.uuid)
+            if record is None:
+                record = deployments.current(node.uuid)
+                if record is not None and record.action_uuid != action_uuid:
+                    if (record.final
+                            and record.status != deployments.COMPLETE):
+                        failed[node.uuid] = exception.ProvisioningFailed(
+                            node=node.ident, reason='its last deployment '
+                            '%s ended %s: %s' % (record.uuid, record.status,
+                                                 record.status_reason))
+                    record = None
+            if record is not None:
+                records[node.uuid] = record
+        return records
+
+    def _until_signal(self, context, node, record, task_uuid, params):
+        """The branch of a deployed node that waits for its final signal,
+        holding its lock; its task ends with the signal's verdict."""
+        try:
             try:
                 record = deployments.wait_for_final(
                     record.uuid, CONF.conductor.signal_timeout,
@@ -130,7 +298,28 @@ class NodeWork:
                     node=node.ident,
                     reason=record.status_reason or 'deployment %s'
                     % record.status)
-        group = params.get('group')
-        if group and group not in (node.deployed_groups or []):
-            node.deployed_groups = list(node.deployed_groups or []) + [group]
-            node.save()
+            self._add_group([node], params.get('group'))
+        except Exception as e:
+            LOG.info('deploy of node %s failed: %s', node.uuid, e)
+            dbapi.release_nodes([node.uuid], self.host,
+                                failed={task_uuid: str(e)})
+        else:
+            dbapi.release_nodes([node.uuid], self.host,
+                                succeeded=[task_uuid])
+        finally:
+            dispatcher.ENDED.ended([task_uuid])
+
+    def _add_group(self, nodes, group):
+        """Add ``group`` to the nodes' deployed groups (nodes this
+        conductor holds): one UPDATE per distinct list of groups the nodes
+        had."""
+        if not group:
+            return
+        by_groups = {}
+        for node in nodes:
+            had = tuple(node.deployed_groups or ())
+            if group not in had:
+                by_groups.setdefault(had, []).append(node)
+        for had, same in by_groups.items():
+            node_obj.Node.save_many(same, self.host, {
+                'deployed_groups': list(had) + [group]})

@@ -111,12 +111,8 @@ def run(context, task, event, timeout, instance_info=None):
     # A stable transition (available -> manageable) has no working state:
     # the node moves once the driver succeeded.
     stable = node.provision_state not in states.WORKING_STATES
-    method = getattr(task.driver, _DRIVER_CALLS[event])
     try:
-        if event == 'deploy':
-            method(node, instance_info or {}, timeout)
-        else:
-            method(node, timeout)
+        _driver_call(node, event, timeout, instance_info)
     except Exception as e:
         with excutils.save_and_reraise_exception():
             _failed(context, node, event, e, stable)
@@ -126,6 +122,14 @@ def run(context, task, event, timeout, instance_info=None):
     # Leave the working states (deleting goes through cleaning).
     while node.provision_state in states.WORKING_STATES:
         _move(context, node, 'done')
+
+
+def _driver_call(node, event, timeout, instance_info=None):
+    """The one call of a provisioning driver for ``event``."""
+    method = getattr(drivers.get_driver(node.driver), _DRIVER_CALLS[event])
+    if event == 'deploy':
+        return method(node, instance_info or {}, timeout)
+    return method(node, timeout)
 
 
 def _failed(context, node, event, exc, stable):
@@ -159,15 +163,9 @@ def run_many(context, nodes, event, timeout, host, pool, infos=None):
         n.provision_state, event) not in states.WORKING_STATES}
     move_many(context, [n for n in ok if n.uuid not in stable], event, host)
 
-    def call(node):
-        method = getattr(drivers.get_driver(node.driver),
-                         _DRIVER_CALLS[event])
-        if event == 'deploy':
-            method(node, (infos or {}).get(node.uuid) or {}, timeout)
-        else:
-            method(node, timeout)
-
-    futures = [(node, pool.submit(call, node)) for node in ok]
+    futures = [(node, pool.submit(_driver_call, node, event, timeout,
+                                  (infos or {}).get(node.uuid)))
+               for node in ok]
     done = []
     for node, future in futures:
         try:
@@ -183,35 +181,3 @@ def run_many(context, nodes, event, timeout, host, pool, infos=None):
         left = [n for n in left
                 if n.provision_state in states.WORKING_STATES]
     return failed
-
-
-def do(context, task, event, timeout, instance_info=None):
-    """begin() and run() in one call, for synchronous callers."""
-    if check_transition(task.node, event) in states.WORKING_STATES:
-        begin(context, task.node, event)
-    run(context, task, event, timeout, instance_info)
-
-
-def prepare(context, task, timeout):
-    """The prepare phase: manage then provide, skipping what is done."""
-    node = task.node
-    if node.provision_state in PREPARED_STATES:
-        return False
-    if node.provision_state in (states.ENROLL,):
-        do(context, task, 'manage', timeout)
-    if node.provision_state in (states.MANAGEABLE, states.CLEANFAIL):
-        do(context, task, 'provide', timeout)
-    if node.provision_state not in PREPARED_STATES:
-        raise exception.ProvisioningFailed(
-            node=node.ident, reason='node is %s, cannot prepare it'
-            % node.provision_state)
-    return True
-
-
-def deploy(context, task, timeout, instance_info):
-    """The deploy phase; a node already active is not deployed again."""
-    node = task.node
-    if node.provision_state == states.ACTIVE:
-        return False
-    do(context, task, 'deploy', timeout, instance_info)
-    return True

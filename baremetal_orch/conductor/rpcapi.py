@@ -87,9 +87,7 @@ class ConductorAPI:
     """The API's (and other conductors') handle on the conductors."""
 
     # Version 1.0: Initial version
-    # Version 1.1: admit_action
-    # Version 1.2: run_nodes_phase
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.0'
 
     def __init__(self, own=None):
         """:param own: the conductor manager of this process, if any: what
@@ -183,32 +181,14 @@ class ConductorAPI:
         """Have a live conductor check, create and start an action (or
         plan it); returns the Action, or ``{"plan": ...}``."""
         return self._call(context, pick_host(uuid), 'admit_action',
-                          version='1.1', uuid=uuid, name=name,
+                          uuid=uuid, name=name,
                           parameters=parameters, dry_run=dry_run)
-
-    def start_action(self, context, action_uuid, host):
-        return self._call(context, host, 'start_action',
-                          action_uuid=action_uuid)
-
-    def run_node_phase(self, context, host, action_uuid, task_uuid,
-                       node_uuid, phase, params=None):
-        return self._cast(context, host, 'run_node_phase',
-                          action_uuid=action_uuid, task_uuid=task_uuid,
-                          node_uuid=node_uuid, phase=phase, params=params)
-
-    def can_send_batches(self):
-        """Whether run_nodes_phase (1.2) may be sent: always in-process;
-        over RPC unless the client is capped below 1.2 (the hook for a
-        rolling upgrade whose conductors are not all 1.2 yet)."""
-        if self._client is None:
-            return True
-        return self._client.can_send_version('1.2')
 
     def run_nodes_phase(self, context, host, action_uuid, items, phase,
                         params=None):
         """Cast a batch of nodes' phase to ``host``: ``items`` is
-        ``[(task uuid, node uuid)]`` (RPC 1.2)."""
-        return self._cast(context, host, 'run_nodes_phase', version='1.2',
+        ``[(task uuid, node uuid)]``."""
+        return self._cast(context, host, 'run_nodes_phase',
                           action_uuid=action_uuid,
                           items=[list(i) for i in items], phase=phase,
                           params=params)

@@ -25,15 +25,13 @@ opts = [
                  '(the all-in-one baremetal-orch command)')],
         help='How the API reaches the conductor.'),
     cfg.StrOpt('rpc_version_cap', choices=[
-        ('1.1', 'the release before group-batched node work: one '
-                'run_node_phase message per node'),
-        ('1.2', 'run_nodes_phase: a group\'s node work in batches')],
+        ('1.0', 'the first release: admit_action, run_nodes_phase and '
+                'the node calls')],
         help='Highest conductor RPC API version this service sends. Unset '
              '(the default): the newest it knows. During a rolling upgrade, '
              'set it to the version of the oldest conductor still running '
-             '(1.1 for the previous release) on the upgraded API and '
-             'conductors, and unset it once every conductor runs the new '
-             'release.'),
+             'on the upgraded API and conductors, and unset it once every '
+             'conductor runs the new release.'),
     cfg.StrOpt('notification_level',
                choices=[('debug', 'debug and above'),
                         ('info', 'info and above'),

@@ -96,37 +96,15 @@ class NodeDispatcher:
 
     def _wait(self, runtime, wakeup, inflight):
         """Until a task of ``inflight`` ends here, or the poll is due."""
-        runs_here = getattr(self.rpcapi, 'runs_here', None)
-        local = runs_here is not None and all(
-            runs_here(host) for _n, _node, host in inflight.values())
+        local = all(self.rpcapi.runs_here(host)
+                    for _n, _node, host in inflight.values())
         wakeup.wait(self.LOCAL_POLL if local else runtime.poll_interval)
         wakeup.clear()
 
-    def _send(self, runtime, task_uuid, node, phase, params, timeout,
-              alive=None):
-        try:
-            host = self.rpcapi.host_for_node(node, alive)
-            self.rpcapi.run_node_phase(
-                runtime.context, host, runtime.action_uuid, task_uuid,
-                node.uuid, phase, dict(params, deadline=timeout))
-            return host
-        except Exception as e:
-            LOG.warning('Could not send node %s to its conductor: %s',
-                        node.name, e)
-            return None
-
-    def _send_batch(self, runtime, batch, phase, params, timeout, alive,
-                    inflight, sent_at):
+    def _send(self, runtime, batch, phase, params, timeout, alive,
+              inflight, sent_at):
         """Send ``batch`` (``[(name, node, task uuid)]``): one message per
-        conductor (RPC 1.2), or one per node to conductors that cannot
-        take batches."""
-        can_batch = getattr(self.rpcapi, 'can_send_batches', None)
-        if can_batch is None or not can_batch():
-            for name, node, task_uuid in batch:
-                inflight[task_uuid] = (name, node, self._send(
-                    runtime, task_uuid, node, phase, params, timeout, alive))
-                sent_at[task_uuid] = time.monotonic()
-            return
+        conductor; a node is a batch of one."""
         by_host = {}
         for name, node, task_uuid in batch:
             try:
@@ -158,8 +136,9 @@ class NodeDispatcher:
         message was lost: a broker that restarted drops what its queues
         held). Work sent twice is harmless: the copy that finds the task
         running waits for the node's lock, then sees the task ended."""
-        alive = set(self.rpcapi.live_hosts())
+        alive = self.rpcapi.live_hosts()
         stale = time.monotonic() - CONF.conductor.heartbeat_timeout
+        again = []
         for task_uuid, (name, node, host) in list(inflight.items()):
             if host not in alive:
                 LOG.warning('Conductor %s of node %s is gone; sending the '
@@ -172,9 +151,10 @@ class NodeDispatcher:
                             name, CONF.conductor.heartbeat_timeout)
             else:
                 continue
-            sent_at[task_uuid] = time.monotonic()
-            inflight[task_uuid] = (name, node, self._send(
-                runtime, task_uuid, node, phase, params, timeout))
+            again.append((name, node, task_uuid))
+        if again:
+            self._send(runtime, again, phase, params, timeout, alive,
+                       inflight, sent_at)
 
     @staticmethod
     def _record_failures(runtime, phase, params, failures):
@@ -236,8 +216,8 @@ class NodeDispatcher:
             while pending and len(inflight) + len(batch) < limit:
                 batch.append(pending.pop())
             if batch:
-                self._send_batch(runtime, batch, phase, params, timeout,
-                                 alive, inflight, sent_at)
+                self._send(runtime, batch, phase, params, timeout, alive,
+                           inflight, sent_at)
             if time.monotonic() > deadline:
                 for task_uuid in inflight:
                     dbapi.update_task(task_uuid, {

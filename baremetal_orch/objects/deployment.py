@@ -155,6 +155,11 @@ def current(node_uuid, action_uuid=None):
     return rows[0] if rows else None
 
 
+def create(node, action_uuid, host):
+    """A new record for ``node``; returns (record, token)."""
+    return create_many([node], action_uuid, host)[0]
+
+
 # On MariaDB the record's INSERT after the UPDATE that supersedes the
 # node's previous records (a gap lock on the node index when there is none)
 # deadlocks with another node's: 16 nodes deploying at once hit it (the
@@ -162,24 +167,10 @@ def current(node_uuid, action_uuid=None):
 # back whole, so it is simply tried again.
 @oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True,
                            retry_interval=0.05, inc_retry_interval=True)
-def create(node, action_uuid, host):
-    """A new record for ``node``; returns (record, token)."""
-    token = secrets.token_urlsafe(32)
-    uuid = uuidutils.generate_uuid()
-    record = Deployment(
-        uuid=uuid, node_uuid=node.uuid, action_uuid=action_uuid,
-        conductor=host, status=IN_PROGRESS,
-        signal_url='%s/v1/signals/%s' % (public_endpoint(), uuid),
-        token_hash=hash_token(token), final=False)
-    record.create()
-    return record, token
-
-
-@oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True,
-                           retry_interval=0.05, inc_retry_interval=True)
 def create_many(nodes, action_uuid, host):
-    """New records for many nodes in one transaction (as :func:`create`
-    for each); returns ``[(record, token)]`` in the order of ``nodes``."""
+    """New records for many nodes in one transaction, superseding their
+    previous ones; returns ``[(record, token)]`` in the order of
+    ``nodes``."""
     made, rows = [], []
     endpoint = public_endpoint()
     for node in nodes:

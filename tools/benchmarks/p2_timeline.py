@@ -57,7 +57,7 @@ CONTEXTS = {
         lambda a, k: a[1],
     ('baremetal_orch.flows.runtime', 'SiteRuntime', 'check_deploy'):
         lambda a, k: a[1],
-    ('baremetal_orch.conductor.batch_work', 'BatchWork', '_run'):
+    ('baremetal_orch.conductor.node_work', 'NodeWork', '_run'):
         lambda a, k: a[5].get('group'),
 }
 
@@ -74,7 +74,7 @@ STEPS = [
     ('baremetal_orch.objects.event', 'Event', 'record_many'),
     ('baremetal_orch.objects.node', 'Node', 'reserve_many'),
     ('baremetal_orch.objects.deployment', None, 'create_many'),
-    ('baremetal_orch.conductor.batch_work', 'BatchWork', '_add_group'),
+    ('baremetal_orch.conductor.node_work', 'NodeWork', '_add_group'),
 ] + [('baremetal_orch.db.api', None, name) for name in (
     'node_refs_by_names', 'list_tasks', 'create_task', 'create_tasks',
     'update_task', 'start_tasks', 'ended_tasks', 'update_nodes',

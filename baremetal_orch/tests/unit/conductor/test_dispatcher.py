@@ -28,7 +28,7 @@ class TestResend(base.DbTestCase):
         super().setUp()
         self.config(group='conductor', heartbeat_timeout=5)
         self.rpcapi = mock.Mock(spec=['live_hosts', 'host_for_node',
-                                      'run_node_phase'])
+                                      'run_nodes_phase'])
         self.rpcapi.live_hosts.return_value = ['alive']
         self.rpcapi.host_for_node.return_value = 'alive'
         self.dispatcher = runtime_mod.NodeDispatcher(self.rpcapi)
@@ -47,7 +47,7 @@ class TestResend(base.DbTestCase):
             self.dispatcher._resend_orphans(
                 self.runtime, inflight, 'deploy', {}, 60,
                 {self.task: status}, {self.task: clock - sent_ago})
-        return self.rpcapi.run_node_phase.call_count
+        return self.rpcapi.run_nodes_phase.call_count
 
     def test_table(self):
         # (host of the work, task status, seconds since sent, resent)
@@ -56,7 +56,7 @@ class TestResend(base.DbTestCase):
                  ('alive', 'running', 60, 0),   # being done
                  ('dead', 'running', 1, 1)]     # its conductor is gone
         for host, status, ago, resent in table:
-            self.rpcapi.run_node_phase.reset_mock()
+            self.rpcapi.run_nodes_phase.reset_mock()
             self.assertEqual(resent, self.resend(host, status, ago),
                              (host, status, ago))
 
@@ -72,18 +72,20 @@ class TestSentTwice(base.ConductorTestCase):
                                   'name': 'n1', 'node_uuid': node.uuid})
         ctx = orch_context.get_admin_context()
         runner = self.manager.node_work
+        items = [(task, node.uuid)]
         with mock.patch.object(fake.FakeDriver, 'deploy', autospec=True,
                                wraps=fake.FakeDriver.deploy) as deploy:
-            runner.run_node_phase(ctx, action, task, node.uuid, 'deploy',
-                                  {})
+            runner.run(ctx, action, items, 'deploy', {})
             self.assertEqual('success', dbapi.get_task(task).status)
             # A copy sent again while the first ran (the task was running
             # when it came): it finds the task ended under the lock.
             dbapi.update_task(task, {'status': 'running'})
-            with mock.patch.object(runner, '_task_ended', autospec=True,
-                                   return_value=True) as ended:
-                runner.run_node_phase(ctx, action, task, node.uuid,
-                                      'deploy', {})
-            ended.assert_called_once_with(task)
+            real = dbapi.get_task_statuses
+            with mock.patch.object(
+                    dbapi, 'get_task_statuses', autospec=True,
+                    side_effect=lambda uuids: dict(
+                        real(uuids), **{task: 'success'})) as ended:
+                runner.run(ctx, action, items, 'deploy', {})
+            ended.assert_called_once_with([task])
         self.assertEqual(1, deploy.call_count)
         self.assertIsNone(dbapi.get_node(node.uuid).reservation)

@@ -20,6 +20,7 @@ from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.drivers.provisioning import fake
+from baremetal_orch.objects import action as action_obj
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.objects import utils
 
@@ -337,11 +338,12 @@ class TestConsoleRestore(ManagerTestCase):
         self.assertEqual([('d1', True), ('d1', True)], self.calls)
 
 
-class TestActionsOfThePreviousRelease(ManagerTestCase):
-    """RPC API 1.0: the API created a pending action with its strategy
-    document only, then called start_action."""
+class TestActionWithoutItsSite(ManagerTestCase):
+    """A pending action whose admitting conductor died before it stored
+    the resolved site (a job posted again by the jobboard's orphan watch)
+    holds its strategy snapshot only."""
 
-    def test_start_action_resolves_and_runs_it(self):
+    def test_its_selectors_are_resolved_when_it_starts(self):
         for name, tag in (('ntp01', 'ntp'), ('ctl01', 'control')):
             self.create_node(name=name, tags=[tag])
         document = {
@@ -357,7 +359,8 @@ class TestActionsOfThePreviousRelease(ManagerTestCase):
             'name': 'deploy_site', 'state': 'pending',
             'parameters': {'deployment_strategy': 'old',
                            'strategy': document}})
-        self.manager.start_action(self.ctx, action.uuid)
+        self.manager.actions.start(
+            self.ctx, action_obj.Action.get(self.ctx, action.uuid))
         self.manager.actions.wait(60)
         done = dbapi.get_action(action.uuid)
         self.assertEqual(('complete', 'success'), (done.state, done.result))

@@ -21,7 +21,7 @@ from oslo_utils import uuidutils
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import rpc
-from baremetal_orch.conductor import batch_work
+from baremetal_orch.conductor import node_work
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db.sqlalchemy import api as sqla_api
@@ -74,18 +74,21 @@ class TestPhaseWakeups(base.ConductorTestCase):
         self.assertFalse(thread.is_alive(), 'the phase was not woken')
         return results[0]
 
-    def test_batch_work_wakes_its_phase(self):
+    def test_node_work_wakes_its_phase(self):
         names = ['wake-%d' % i for i in range(5)]
         for name in names:
             self.create_node(name=name)
         result = self._run_phase(names)
         self.assertEqual({n: True for n in names}, result.done)
 
-    def test_one_node_work_wakes_its_phase(self):
-        self.create_node(name='alone')
-        with mock.patch.object(self.dispatcher.rpcapi, 'can_send_batches',
-                               autospec=True, return_value=False):
-            result = self._run_phase(['alone'])
+    def test_a_node_that_waited_for_its_lock_wakes_its_phase(self):
+        node = self.create_node(name='alone')
+        dbapi.reserve_node(node.uuid, 'someone-else')
+        releaser = threading.Timer(
+            0.5, dbapi.release_node, (node.uuid, 'someone-else'))
+        releaser.start()
+        self.addCleanup(releaser.cancel)
+        result = self._run_phase(['alone'])
         self.assertEqual({'alone': True}, result.done)
 
     def test_a_failing_node_wakes_its_phase(self):
@@ -121,12 +124,6 @@ class TestPollInterval(base.TestCase):
                 ([], local)):
             self.assertEqual(expected, self._timeout(hosts, here), hosts)
 
-    def test_an_api_without_runs_here_polls(self):
-        wakeup = mock.Mock(spec=threading.Event)
-        dispatcher.NodeDispatcher(mock.Mock(spec=[]))._wait(
-            mock.Mock(poll_interval=0.05), wakeup, {})
-        wakeup.wait.assert_called_once_with(0.05)
-
 
 class TestOwnHost(base.DbTestCase):
     """Split mode: what a conductor casts to its own host runs here."""
@@ -151,9 +148,10 @@ class TestOwnHost(base.DbTestCase):
         self.client.prepare.assert_not_called()
 
     def test_a_cast_to_another_host_goes_through_the_broker(self):
-        self.api.run_node_phase(self.ctx, 'c2', 'a', 't', 'n', 'deploy')
+        self.api.run_nodes_phase(self.ctx, 'c2', 'a', [('t', 'n')],
+                                 'deploy')
         self.client.prepare.assert_called_once_with(server='c2')
-        self.own.run_node_phase.assert_not_called()
+        self.own.run_nodes_phase.assert_not_called()
 
     def test_runs_here(self):
         self.assertEqual((True, False, False),
@@ -184,7 +182,7 @@ class TestPoolFollowsTheLimits(base.TestCase):
     the batches' driver calls."""
 
     def test_table(self):
-        work = batch_work.BatchWork('c1', None, None)
+        work = node_work.NodeWork('c1', None)
         self.addCleanup(work.stop)
         self.config(group='conductor', max_concurrent_nodes=4,
                     max_concurrent_groups=2)

@@ -17,8 +17,13 @@ from unittest import mock
 
 import fixtures
 
+from concurrent import futures
+
+from oslo_utils import uuidutils
+
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
+from baremetal_orch.conductor import node_work
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
@@ -36,9 +41,18 @@ class ProvisioningTestCase(base.DbTestCase):
             side_effect=lambda ctx, node, status, prev, prev_target, ev:
             self.notes.append((status, prev, node.provision_state, ev))))
 
-    def run_with_task(self, name, func, *args):
+    def run_many(self, name, event, instance_info=None):
+        """``event`` on one node held by h1, as the action lane runs it;
+        returns its exception, or None."""
+        pool = futures.ThreadPoolExecutor(max_workers=1)
+        self.addCleanup(pool.shutdown)
+        infos = None
         with taskmanager.acquire(self.ctx, name, 'h1') as task:
-            return func(self.ctx, task, *args)
+            if instance_info is not None:
+                infos = {task.node.uuid: instance_info}
+            failed = provisioning.run_many(self.ctx, [task.node], event, 10,
+                                           'h1', pool, infos)
+        return failed.get(task.node.uuid)
 
     def state(self, name):
         node = dbapi.get_node(name)
@@ -62,7 +76,7 @@ class TestDo(ProvisioningTestCase):
 
     def test_manage_notifies_start_then_end(self):
         self.create_node(name='n1')
-        self.run_with_task('n1', provisioning.do, 'manage', 10)
+        self.assertIsNone(self.run_many('n1', 'manage'))
         self.assertEqual(('manageable', None), self.state('n1'))
         self.assertEqual([('start', 'enroll', 'verifying', 'manage'),
                           ('end', 'verifying', 'manageable', 'done')],
@@ -70,7 +84,7 @@ class TestDo(ProvisioningTestCase):
 
     def test_delete_goes_through_cleaning(self):
         self.create_node(name='n1', provision_state='active')
-        self.run_with_task('n1', provisioning.do, 'delete', 10)
+        self.assertIsNone(self.run_many('n1', 'delete'))
         self.assertEqual(('available', None), self.state('n1'))
         self.assertEqual(['deleting', 'cleaning', 'available'],
                          [n[2] for n in self.notes])
@@ -78,9 +92,8 @@ class TestDo(ProvisioningTestCase):
     def test_failure_records_last_error_and_reraises(self):
         self.create_node(name='n1', provision_state='available',
                          driver_info={'fake_fail_phase': 'deploy'})
-        e = self.assertRaises(exception.ProvisioningFailed,
-                              self.run_with_task, 'n1', provisioning.do,
-                              'deploy', 10, {})
+        e = self.run_many('n1', 'deploy', {})
+        self.assertIsInstance(e, exception.ProvisioningFailed)
         node = dbapi.get_node('n1')
         self.assertEqual(('deploy failed', None, str(e)),
                          (node.provision_state, node.target_provision_state,
@@ -93,8 +106,8 @@ class TestDo(ProvisioningTestCase):
         configdrive = self.useFixture(fixtures.TempDir()).path
         self.config(group='fake_driver', configdrive_dir=configdrive)
         node = self.create_node(name='n1', provision_state='available')
-        self.run_with_task('n1', provisioning.deploy, 10,
-                           {'deploy_signal_url': 'http://x/y'})
+        self.assertIsNone(self.run_many(
+            'n1', 'deploy', {'deploy_signal_url': 'http://x/y'}))
         with open(os.path.join(configdrive, '%s.json' % node.uuid)) as f:
             written = json.load(f)
         self.assertEqual({'deploy_signal_url': 'http://x/y'},
@@ -103,56 +116,70 @@ class TestDo(ProvisioningTestCase):
 
 
 class TestPhases(ProvisioningTestCase):
+    """The prepare and deploy phases of one node (a batch of one)."""
+
+    def phase(self, name, phase):
+        """Run ``phase`` on node ``name``; returns its task row."""
+        action = uuidutils.generate_uuid()
+        node = dbapi.get_node(name)
+        task = dbapi.create_task({'action_uuid': action, 'kind': 'node',
+                                  'name': name, 'node_uuid': node.uuid})
+        work = node_work.NodeWork('h1', lambda func, *args: func(*args))
+        self.addCleanup(work.stop)
+        work.run(self.ctx, action, [(task, node.uuid)], phase, {})
+        return dbapi.get_task(task)
+
+    def assertSucceeds(self, name, phase):
+        task = self.phase(name, phase)
+        self.assertEqual('success', task.status, task.reason)
+
+    def assertFails(self, name, phase):
+        task = self.phase(name, phase)
+        self.assertEqual('failed', task.status)
+        return task.reason
 
     def test_prepare_from_enroll(self):
         self.create_node(name='n1')
-        self.assertTrue(self.run_with_task('n1', provisioning.prepare, 10))
+        self.assertSucceeds('n1', 'prepare')
         self.assertEqual(('available', None), self.state('n1'))
         self.assertEqual(['verifying', 'manageable', 'cleaning',
                           'available'], [n[2] for n in self.notes])
 
     def test_prepare_from_clean_failed(self):
         self.create_node(name='n1', provision_state='clean failed')
-        self.assertTrue(self.run_with_task('n1', provisioning.prepare, 10))
+        self.assertSucceeds('n1', 'prepare')
         self.assertEqual(('available', None), self.state('n1'))
 
     def test_prepare_skips_prepared_nodes(self):
         for state in ('available', 'active', 'deploy failed'):
             self.create_node(name='n-' + state.replace(' ', '-'),
                              provision_state=state)
-            self.assertFalse(self.run_with_task(
-                'n-' + state.replace(' ', '-'), provisioning.prepare, 10))
+            self.assertSucceeds('n-' + state.replace(' ', '-'), 'prepare')
         self.assertEqual([], self.notes)
 
     def test_prepare_failure(self):
         self.create_node(name='n1',
                          driver_info={'fake_fail_phase': 'prepare'})
-        self.assertRaises(exception.ProvisioningFailed, self.run_with_task,
-                          'n1', provisioning.prepare, 10)
+        self.assertIn('prepare phase', self.assertFails('n1', 'prepare'))
         node = dbapi.get_node('n1')
         self.assertEqual('clean failed', node.provision_state)
         self.assertIn('prepare phase', node.last_error)
 
     def test_prepare_refuses_an_unpreparable_node(self):
         self.create_node(name='n1', provision_state='error')
-        e = self.assertRaises(exception.ProvisioningFailed,
-                              self.run_with_task, 'n1',
-                              provisioning.prepare, 10)
-        self.assertIn('error', str(e))
+        self.assertIn('error', self.assertFails('n1', 'prepare'))
 
     def test_deploy_skips_active_nodes(self):
         self.create_node(name='n1', provision_state='active')
         with mock.patch('baremetal_orch.drivers.provisioning.fake.'
                         'FakeDriver.deploy', autospec=True) as deploy:
-            self.assertFalse(self.run_with_task('n1', provisioning.deploy,
-                                                10, {}))
+            self.assertSucceeds('n1', 'deploy')
         deploy.assert_not_called()
 
     def test_deploy_again_after_failure(self):
         self.create_node(name='n1', provision_state='deploy failed',
                          last_error='old')
-        self.assertTrue(self.run_with_task('n1', provisioning.deploy, 10,
-                                           {}))
+        self.assertSucceeds('n1', 'deploy')
         node = dbapi.get_node('n1')
         self.assertEqual(('active', None), (node.provision_state,
                                             node.last_error))

@@ -128,15 +128,18 @@ class TestDirectCalls(base.DbTestCase):
         api.set_maintenance(self.ctx, node, True, 'r')
         self.manager.set_maintenance.assert_called_once_with(
             self.ctx, node_uuid=node.uuid, enabled=True, reason='r')
-        api.start_action(self.ctx, 'a-uuid', 'test-conductor')
-        self.manager.start_action.assert_called_once_with(
-            self.ctx, action_uuid='a-uuid')
+        api.run_nodes_phase(self.ctx, 'test-conductor', 'a-uuid',
+                            [('t', 'n')], 'prepare')
+        self.manager.run_nodes_phase.assert_called_once_with(
+            self.ctx, action_uuid='a-uuid', items=[['t', 'n']],
+            phase='prepare', params=None)
 
     def test_no_local_manager(self):
         rpcapi.set_local_manager(None)
         api = rpcapi.ConductorAPI()
-        self.assertRaises(exception.NoConductorAvailable, api.start_action,
-                          self.ctx, 'a-uuid', 'test-conductor')
+        self.assertRaises(exception.NoConductorAvailable,
+                          api.run_nodes_phase, self.ctx, 'test-conductor',
+                          'a-uuid', [], 'prepare')
 
     def test_host_for_node(self):
         api = rpcapi.ConductorAPI()
@@ -163,25 +166,29 @@ class TestOsloCalls(base.DbTestCase):
         self.assertIsInstance(get_client.call_args.args[0],
                               objects_base.BaremetalOrchObjectSerializer)
 
+    def admit(self):
+        # The one conductor alive, c1, is the hash ring's pick.
+        return self.api.admit_action(self.ctx, 'a', 'deploy_site', {})
+
     def test_call_goes_to_the_host(self):
         self.client.prepare.return_value.call.return_value = 'ok'
-        self.assertEqual('ok', self.api.start_action(self.ctx, 'a', 'c1'))
+        self.assertEqual('ok', self.admit())
         self.client.prepare.assert_called_once_with(
             server='c1', retry=rpcapi.CALL_RETRY)
         self.client.prepare.return_value.call.assert_called_once_with(
-            self.ctx, 'start_action', action_uuid='a')
+            self.ctx, 'admit_action', uuid='a', name='deploy_site',
+            parameters={}, dry_run=False)
 
     def test_unreachable_is_503(self):
         self.client.prepare.return_value.call.side_effect = (
             messaging.MessagingTimeout('late'))
-        e = self.assertRaises(exception.ServiceUnavailable,
-                              self.api.start_action, self.ctx, 'a', 'c1')
+        e = self.assertRaises(exception.ServiceUnavailable, self.admit)
         self.assertEqual(503, e.status)
         self.client.prepare.return_value.cast.side_effect = (
             messaging.MessageDeliveryFailure('lost'))
         self.assertRaises(exception.ServiceUnavailable,
-                          self.api.run_node_phase, self.ctx, 'c1', 'a', 't',
-                          'n', 'prepare')
+                          self.api.run_nodes_phase, self.ctx, 'c1', 'a',
+                          [('t', 'n')], 'prepare')
 
     def test_broker_unreachable_is_503(self):
         # A new pooled connection that cannot reach the broker raises
@@ -189,21 +196,18 @@ class TestOsloCalls(base.DbTestCase):
         # doc/source/contributor/drills.rst).
         self.client.prepare.return_value.call.side_effect = (
             kombu_exc.OperationalError('[Errno 111] Connection refused'))
-        e = self.assertRaises(exception.ServiceUnavailable,
-                              self.api.start_action, self.ctx, 'a', 'c1')
+        e = self.assertRaises(exception.ServiceUnavailable, self.admit)
         self.assertEqual(503, e.status)
 
     def test_remote_error_is_not_hidden(self):
         self.client.prepare.return_value.call.side_effect = (
             messaging.RemoteError('NodeLocked', 'locked', None))
-        self.assertRaises(messaging.RemoteError, self.api.start_action,
-                          self.ctx, 'a', 'c1')
+        self.assertRaises(messaging.RemoteError, self.admit)
 
 
 class TestVersionCap(base.DbTestCase):
     """``[DEFAULT]rpc_version_cap`` on a real client of the ``fake:/``
-    transport: a rolling upgrade keeps the new dispatcher from sending
-    run_nodes_phase (1.2) to conductors of the release before."""
+    transport: what a rolling upgrade will cap its new calls with."""
 
     def setUp(self):
         super().setUp()
@@ -213,15 +217,15 @@ class TestVersionCap(base.DbTestCase):
         self.addCleanup(setattr, rpc, '_TRANSPORT', None)
         rpc._TRANSPORT = None
 
-    def test_uncapped_sends_batches(self):
-        self.assertTrue(rpcapi.ConductorAPI().can_send_batches())
+    def test_uncapped_sends_any_version(self):
+        self.assertTrue(
+            rpcapi.ConductorAPI()._client.can_send_version('1.1'))
 
-    def test_capped_to_the_previous_release_sends_one_node_a_message(self):
-        self.config(rpc_version_cap='1.1')
+    def test_capped_sends_up_to_the_cap(self):
+        self.config(rpc_version_cap='1.0')
         api = rpcapi.ConductorAPI()
-        self.assertFalse(api.can_send_batches())
-        # 1.1 itself is still allowed (admit_action).
-        self.assertTrue(api._client.can_send_version('1.1'))
+        self.assertTrue(api._client.can_send_version('1.0'))
+        self.assertFalse(api._client.can_send_version('1.1'))
 
     def test_cap_outside_the_known_versions_is_refused(self):
         self.assertRaises(ValueError, self.config, rpc_version_cap='2.0')

@@ -142,8 +142,8 @@ class TestBatchSemantics(base.ConductorTestCase):
         bad = self.create_node(name='bad',
                                driver_info={'fake_fail_phase': 'prepare'})
         items = self._tasks([good, bad])
-        self.manager.batch_work.run(self.ctx, self.action, items, 'prepare',
-                                    {})
+        self.manager.node_work.run(self.ctx, self.action, items, 'prepare',
+                                   {})
         statuses = {dbapi.get_task(t).name: dbapi.get_task(t).status
                     for t, _n in items}
         self.assertEqual({'good': 'success', 'bad': 'failed'}, statuses)
@@ -165,11 +165,11 @@ class TestBatchSemantics(base.ConductorTestCase):
         dbapi.update_task(items[2][0], {'status': 'success'})
         with mock.patch.object(fake.FakeDriver, 'deploy', autospec=True,
                                wraps=fake.FakeDriver.deploy) as deploy:
-            self.manager.batch_work.run(self.ctx, self.action, items,
-                                        'deploy', {'group': 'g1'})
+            self.manager.node_work.run(self.ctx, self.action, items,
+                                       'deploy', {'group': 'g1'})
             # Sent twice: every task has ended, nothing is done again.
-            self.manager.batch_work.run(self.ctx, self.action, items,
-                                        'deploy', {'group': 'g1'})
+            self.manager.node_work.run(self.ctx, self.action, items,
+                                       'deploy', {'group': 'g1'})
         self.assertEqual(['fresh'], [c.args[1].name
                                      for c in deploy.call_args_list])
         self.assertEqual('available', dbapi.get_node('done').provision_state)
@@ -182,8 +182,8 @@ class TestBatchSemantics(base.ConductorTestCase):
         held = self.create_node(name='held', provision_state='available')
         dbapi.reserve_node(held.uuid, 'someone-else')
         items = self._tasks([free, held])
-        self.manager.batch_work.run(self.ctx, self.action, items, 'deploy',
-                                    {'deadline': 30})
+        self.manager.node_work.run(self.ctx, self.action, items, 'deploy',
+                                   {'deadline': 30})
         self.assertEqual('active', dbapi.get_node('free').provision_state)
         self.assertEqual('running', dbapi.get_task(items[1][0]).status)
         self.assertEqual('available',
