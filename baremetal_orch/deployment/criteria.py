@@ -154,3 +154,15 @@ def evaluate(criteria, total, succeeded):
     if needed is not None and failed > needed:
         misses.append(Miss(MAXIMUM_FAILED, needed, failed))
     return misses
+
+
+def reachable(criteria, total, failed):
+    """Whether ``criteria`` can still hold once ``failed`` of the group's
+    ``total`` nodes have failed, if every other node succeeds (what a
+    ``fail_fast`` group asks before it starts another node).
+    """
+    if not 0 <= failed <= total:
+        raise exception.InvalidParameterValue(
+            reason='failed (%s) must be between 0 and total (%s)'
+            % (failed, total))
+    return not evaluate(criteria, total, total - failed)

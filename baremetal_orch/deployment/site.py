@@ -158,6 +158,23 @@ class SiteDeployment:
             return all(s.status in (groups.SUCCESS, groups.FAILED)
                        for s in self._groups.values())
 
+    def can_still_succeed(self, group, done):
+        """Whether the criteria of ``group``'s running phase can still
+        hold if every node that has not failed succeeds (what a
+        ``fail_fast`` group asks before it starts another node).
+
+        :param done: ``{node: bool}``, the outcomes of the phase so far.
+        """
+        with self._lock:
+            statuses = self._tracker.statuses()
+            nodes = self._nodes[group]
+            failed = sum(1 for n in nodes
+                         if statuses[n] == tracker_mod.FAILURE
+                         or done.get(n) is False)
+            return criteria_mod.reachable(
+                self.strategy.group(group).success_criteria, len(nodes),
+                failed)
+
     def startable_groups(self, free_slots):
         """The pending groups that may take the ``free_slots`` free group
         slots now: the first ready groups in the plan's order (topological,
@@ -247,14 +264,21 @@ class SiteDeployment:
     def _apply(self, group, phase, results):
         """Record per-node results of ``phase`` for the group's claims.
 
-        Claimed nodes missing from ``results`` become ``failure``.
+        Claimed nodes missing from ``results`` become ``failure``; a node
+        whose result is None was never started (a ``fail_fast`` group
+        stopped first): it keeps its status and is no longer claimed.
         """
         claimed = self._tracker.claimed_by(group)
         unknown = sorted(set(results) - set(claimed))
         if unknown:
             raise _conflict(group, 'reported results for nodes it does not '
                             'handle: %s' % ', '.join(unknown))
+        unstarted = [n for n in claimed
+                     if n in results and results[n] is None]
+        self._tracker.release(group, unstarted)
         for name in claimed:
+            if name in unstarted:
+                continue
             ok = bool(results.get(name, False))
             self._tracker.mark(name, _DONE[phase] if ok
                                else tracker_mod.FAILURE)
@@ -302,7 +326,8 @@ class SiteDeployment:
         """Record prepare results and evaluate the group's criteria.
 
         :param results: ``{node: bool}`` for the nodes of
-            :meth:`prepare_targets`; a claimed node missing is failed.
+            :meth:`prepare_targets`; a claimed node missing is failed, one
+            whose result is None was never started and keeps its status.
         :returns: a :class:`~.groups.PhaseResult`. When not ok, the group
             failed with ``prepare_criteria_not_met`` and its deploy is
             skipped. Calling it again returns the recorded result.

@@ -95,6 +95,7 @@ SCHEMA = {
                               'items': {'$ref': '#/definitions/selector'}},
                 'success_criteria': {'$ref': '#/definitions/criteria'},
                 'wait_for_signal': {'type': 'boolean'},
+                'fail_fast': {'type': 'boolean'},
             },
         },
         'selector': {
@@ -152,6 +153,7 @@ class Group:
     selectors: tuple = ()
     success_criteria: criteria_mod.Criteria = None
     wait_for_signal: bool = False
+    fail_fast: bool = False
 
     @classmethod
     def from_dict(cls, d, where='group'):
@@ -168,7 +170,8 @@ class Group:
         return cls(name=name, critical=bool(d['critical']),
                    depends_on=tuple(dict.fromkeys(d.get('depends_on') or ())),
                    selectors=sels, success_criteria=crit,
-                   wait_for_signal=bool(d.get('wait_for_signal', False)))
+                   wait_for_signal=bool(d.get('wait_for_signal', False)),
+                   fail_fast=bool(d.get('fail_fast', False)))
 
     def to_dict(self):
         """The document form of the group."""
@@ -179,6 +182,8 @@ class Group:
             d['success_criteria'] = self.success_criteria.to_dict()
         if self.wait_for_signal:
             d['wait_for_signal'] = True
+        if self.fail_fast:
+            d['fail_fast'] = True
         return d
 
 

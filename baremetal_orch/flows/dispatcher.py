@@ -73,9 +73,13 @@ ENDED = EndedTasks()
 
 
 class PhaseResults:
-    def __init__(self, done, timed_out):
+    """What a phase ended with: ``done`` (``{node: bool}``), whether it
+    ``timed_out``, and the nodes it never started (``unstarted``)."""
+
+    def __init__(self, done, timed_out, unstarted=()):
         self.done = done
         self.timed_out = timed_out
+        self.unstarted = list(unstarted)
 
 
 class NodeDispatcher:
@@ -157,6 +161,19 @@ class NodeDispatcher:
                        inflight, sent_at)
 
     @staticmethod
+    def _leave(phase, params, pending):
+        """Leave ``pending`` nodes unstarted; returns their names."""
+        names = [name for name, _node, _task in pending]
+        LOG.info('Group %s: the %s criteria can no longer be met; %d '
+                 'node(s) not started: %s', params.get('group'), phase,
+                 len(names), ', '.join(sorted(names)))
+        for _name, _node, task in pending:
+            dbapi.update_task(task, {
+                'reason': 'not started: the group\'s criteria can no '
+                          'longer be met (fail_fast)'})
+        return names
+
+    @staticmethod
     def _record_failures(runtime, phase, params, failures):
         """One ``node.failed`` event per (node, reason)."""
         event_obj.Event.record_many({
@@ -168,7 +185,17 @@ class NodeDispatcher:
                         'phase': phase, 'reason': reason}}
             for node, reason in failures)
 
-    def run(self, runtime, phase_task, phase, names, timeout, params):
+    def run(self, runtime, phase_task, phase, names, timeout, params,
+            keep_going=None):
+        """Run ``phase`` on the nodes ``names``: at most
+        ``[conductor]max_concurrent_nodes`` in flight, until all ended or
+        ``timeout`` passed.
+
+        :param keep_going: optional ``callable(done)``, asked before more
+            nodes are started; once it answers False no further node is
+            started (the nodes in flight finish).
+        :returns: :class:`PhaseResults`.
+        """
         nodes = {n.name: n for n in dbapi.node_refs_by_names(names)}
         existing = {t.node_uuid: t for t in dbapi.list_tasks(
             parent_uuid=phase_task, kind='node')}
@@ -199,18 +226,24 @@ class NodeDispatcher:
         ENDED.watch(watched, wakeup)
         try:
             return self._run(runtime, phase_task, phase, timeout, params,
-                             done, pending, wakeup)
+                             done, pending, wakeup, keep_going)
         finally:
             ENDED.forget(watched)
 
     def _run(self, runtime, phase_task, phase, timeout, params, done,
-             pending, wakeup):
+             pending, wakeup, keep_going):
         inflight = {}
         sent_at = {}
+        unstarted = []
         limit = CONF.conductor.max_concurrent_nodes
         deadline = time.monotonic() + timeout
         next_check = time.monotonic() + CONF.conductor.heartbeat_interval
         while pending or inflight:
+            if pending and keep_going is not None and not keep_going(done):
+                unstarted = self._leave(phase, params, pending)
+                pending = []
+                if not inflight:
+                    break
             alive = self.rpcapi.live_hosts() if pending else None
             batch = []
             while pending and len(inflight) + len(batch) < limit:
@@ -226,7 +259,7 @@ class NodeDispatcher:
                 self._record_failures(runtime, phase, params, [
                     (node, groups.TIMEOUT)
                     for _n, node, _h in inflight.values()])
-                return PhaseResults(done, True)
+                return PhaseResults(done, True, unstarted)
             self._wait(runtime, wakeup, inflight)
             # The ended tasks of the phase: an indexed query that returns
             # nothing while the nodes work.
@@ -248,4 +281,4 @@ class NodeDispatcher:
                 self._resend_orphans(
                     runtime, inflight, phase, params, timeout,
                     dbapi.get_task_statuses(list(inflight)), sent_at)
-        return PhaseResults(done, False)
+        return PhaseResults(done, False, unstarted)

@@ -19,6 +19,7 @@ resumable. The engine gives it to the atoms through taskflow's storage, as
 the transient value ``runtime``.
 """
 
+import functools
 import threading
 
 from oslo_config import cfg
@@ -252,11 +253,16 @@ class SiteRuntime:
             dbapi.update_task(phase_task, {'status': statuses.SUCCESS,
                                            'finished_at': timeutils.utcnow()})
             return {}
+        spec = self.site.strategy.group(group)
+        keep_going = None
+        if spec.fail_fast:
+            keep_going = functools.partial(self.site.can_still_succeed,
+                                           group)
         results = self.dispatcher.run(
             self, phase_task, phase, names, timeout,
             params={'group': group,
-                    'wait_for_signal': self.site.strategy.group(
-                        group).wait_for_signal})
+                    'wait_for_signal': spec.wait_for_signal},
+            keep_going=keep_going)
         if results.timed_out:
             self.site.fail(group, groups.TIMEOUT, results=results.done)
             dbapi.update_task(phase_task, {
@@ -268,12 +274,18 @@ class SiteRuntime:
             self.checkpoint()
             return {}
         failed = sorted(n for n, ok in results.done.items() if not ok)
+        reasons = []
+        if failed:
+            reasons.append('failed nodes: %s' % ', '.join(failed))
+        if results.unstarted:
+            reasons.append('not started (fail_fast): %s'
+                           % ', '.join(sorted(results.unstarted)))
         dbapi.update_task(phase_task, {
-            'status': statuses.FAILED if failed else statuses.SUCCESS,
-            'reason': ('failed nodes: %s' % ', '.join(failed)
-                       if failed else None),
+            'status': statuses.FAILED if reasons else statuses.SUCCESS,
+            'reason': '; '.join(reasons) or None,
             'finished_at': timeutils.utcnow()})
-        return results.done
+        # Never started: None, so the rules leave their status as it was.
+        return dict(results.done, **dict.fromkeys(results.unstarted))
 
     def _phase_task(self, group, phase):
         """The phase's task row: found again when a flow is resumed."""

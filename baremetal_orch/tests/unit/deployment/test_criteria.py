@@ -118,6 +118,31 @@ class TestCriteria(base.TestCase):
         self.assertEqual(100, criteria.percent(0, 0))
         self.assertEqual(200, criteria.percent(3, 2) * 3)
 
+    def test_reachable(self):
+        # (criteria, total, failed so far, can still hold)
+        table = [
+            (None, 3, 3, True),
+            ({P: 100}, 4, 0, True),
+            ({P: 100}, 4, 1, False),
+            ({P: 75}, 4, 1, True),
+            ({P: 75}, 4, 2, False),
+            ({P: 66.7}, 3, 1, False),    # 2 of 3 is 66.66...%
+            ({P: 66.6}, 3, 1, True),
+            ({MIN: 2}, 3, 1, True),
+            ({MIN: 2}, 3, 2, False),
+            ({MIN: 1}, 0, 0, False),     # an empty group counts 0
+            ({MAXF: 1}, 5, 1, True),
+            ({MAXF: 1}, 5, 2, False),
+            ({P: 50, MAXF: 3}, 4, 3, False),
+        ]
+        for crit, total, failed, expected in table:
+            crit = criteria.Criteria.from_dict(crit) if crit else None
+            self.assertEqual(expected,
+                             criteria.reachable(crit, total, failed),
+                             (crit, total, failed))
+        self.assertRaises(exception.InvalidParameterValue,
+                          criteria.reachable, None, 2, 3)
+
     def test_miss_round_trip(self):
         miss = criteria.Miss(P, 67, 66.7)
         self.assertEqual(miss, criteria.Miss.from_dict(miss.to_dict()))

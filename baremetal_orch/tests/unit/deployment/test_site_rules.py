@@ -396,3 +396,36 @@ class TestTimeoutAndGuards(base.TestCase):
         data['version'] = 99
         self.assertRaises(exception.InvalidParameterValue,
                           site_mod.SiteDeployment.from_dict, data)
+
+
+class TestFailFast(base.TestCase):
+    """A phase that stops early leaves its unstarted nodes as they were."""
+
+    def test_unstarted_nodes_keep_their_status(self):
+        site = make([group('ga', criteria={'percent_successful_nodes': 100}),
+                     group('gb', ['ga'])],
+                    {'ga': ['n1', 'n2', 'n3'], 'gb': ['n3']})
+        site.start('ga')
+        self.assertEqual(['n1', 'n2', 'n3'], site.prepare_targets('ga'))
+        self.assertTrue(site.can_still_succeed('ga', {}))
+        self.assertFalse(site.can_still_succeed('ga', {'n1': False}))
+        result = site.finish_prepare(
+            'ga', {'n1': False, 'n2': None, 'n3': None})
+        self.assertFalse(result.ok)
+        self.assertEqual('prepare_criteria_not_met', reasons(site)['ga'])
+        self.assertEqual(
+            {'n1': 'failure', 'n2': 'not_started', 'n3': 'not_started'},
+            site.report()['nodes'])
+        self.assertEqual({}, site.tracker.claims())
+
+    def test_earlier_failures_count(self):
+        site = make([group('ga'),
+                     group('gb', criteria={'maximum_failed_nodes': 0})],
+                    {'ga': ['n1'], 'gb': ['n1', 'n2']})
+        site.start('ga')
+        site.prepare_targets('ga')
+        site.finish_prepare('ga', {'n1': False})
+        site.start('gb')
+        self.assertEqual(['n2'], site.prepare_targets('gb'))
+        # n1 failed in ga: gb's criteria are out of reach before it starts.
+        self.assertFalse(site.can_still_succeed('gb', {}))

@@ -134,6 +134,10 @@ class TestInvalid(testscenarios.WithScenarios, base.TestCase):
             doc=_mutate(_set(G + (0, 'wait_for_signal'), 'yes')),
             exc=exception.StrategySchemaError,
             words=['data.groups[0].wait_for_signal'])),
+        ('fail_fast_not_bool', dict(
+            doc=_mutate(_set(G + (1, 'fail_fast'), 1)),
+            exc=exception.StrategySchemaError,
+            words=['data.groups[1].fail_fast'])),
         ('wrong_schema', dict(
             doc=_mutate(_set(('schema',), 'shipyard/Other/v1')),
             exc=exception.StrategySchemaError,
@@ -331,7 +335,7 @@ class TestStrategy(base.TestCase):
         jsonschema.Draft7Validator.check_schema(strategy.SCHEMA)
 
     def test_metadata_extra_keys_and_extension(self):
-        doc = _doc(_group('a', wait_for_signal=True,
+        doc = _doc(_group('a', wait_for_signal=True, fail_fast=True,
                           success_criteria={'minimum_successful_nodes': 0}))
         doc['metadata'].update({'labels': {'x': 'y'},
                                 'storagePolicy': 'cleartext',
@@ -341,6 +345,8 @@ class TestStrategy(base.TestCase):
         out = s.to_document()
         self.assertEqual(doc['metadata'], out['metadata'])
         self.assertTrue(out['data']['groups'][0]['wait_for_signal'])
+        self.assertTrue(s.group('a').fail_fast)
+        self.assertTrue(out['data']['groups'][0]['fail_fast'])
         self.assertEqual(s, strategy.parse(out))
 
     def test_empty_selectors_and_labels(self):
