@@ -60,6 +60,16 @@ opts = [
                help='Largest request line plus headers accepted, in bytes: '
                     'past it the answer is 414 (request line) or 413 '
                     '(headers).'),
+    cfg.FloatOpt('header_timeout', default=10.0, min=1,
+                 help='Seconds a client has to send a whole request head '
+                      '(request line and headers), counted from when the '
+                      'connection opened or its previous answer was sent; '
+                      'the clock does not restart with each byte. Past '
+                      'it the connection is closed (408 when part of a '
+                      'head had arrived). A request body that stops '
+                      'arriving for this long is answered 400 and the '
+                      'connection closed. Idle and slow connections hold '
+                      'no worker thread meanwhile.'),
 ]
 
 
