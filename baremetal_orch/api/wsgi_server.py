@@ -449,11 +449,6 @@ class Server:
         """Requests answered 503 because the server was at capacity."""
         return self._server.refused
 
-    @property
-    def connections(self):
-        """Connections open (idle, reading, or being answered)."""
-        return len(self._server.active_channels)
-
     def start(self):
         """Serve in a background thread (the API's and the all-in-one's
         oslo.service Service, tests)."""

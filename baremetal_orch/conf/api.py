@@ -54,8 +54,11 @@ opts = [
     cfg.IntOpt('max_keepalive_connections', default=256, min=1,
                help='Connections kept open between requests. Past it, an '
                     'answer carries "Connection: close" and the client '
-                    'opens a new connection for its next request. Keep it '
-                    'below the open files limit of the process.'),
+                    'opens a new connection for its next request. Past it '
+                    'plus max_queued_requests and workers open connections, '
+                    'the server accepts no new one until one closes (they '
+                    'wait in the backlog). Keep it below the open files '
+                    'limit of the process.'),
     cfg.IntOpt('max_request_header_size', default=65536, min=1024,
                help='Largest request line plus headers accepted, in bytes: '
                     'past it the answer is 414 (request line) or 413 '

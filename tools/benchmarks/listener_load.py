@@ -25,11 +25,20 @@ requests sent again after an announced ``Connection: close``::
         --threads 4 --queue 64
 
 ``--url`` measures a service that is already running instead.
+
+``--idle N`` adds the figure L1-idle: the latency of a GET (a new
+connection each) with no other connection open, then with N idle
+connections open (connected, nothing sent), as min/median/max in
+milliseconds, and the ratio of the medians (goal: at most 2)::
+
+    python -m tools.benchmarks.listener_load --clients --idle 200
 """
 
 import argparse
 import json
 import os
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,10 +91,61 @@ def start_aio(threads, queue, backlog, keepalive, extra=()):
     return proc, url, os.path.join(tmp, 'aio.log')
 
 
+def get_latencies(host, port, samples):
+    """Milliseconds of ``samples`` GETs, each on a new connection."""
+    path = '/v1/nodes?limit=5'
+    result = []
+    for _i in range(samples):
+        started = time.perf_counter()
+        conn = httpraw.Connection(host, port)
+        try:
+            conn.send(httpraw.request('GET', path, headers={
+                'Connection': 'close'}))
+            status = conn.read().status
+        finally:
+            conn.close()
+        if status != 200:
+            raise RuntimeError('GET %s answered %d' % (path, status))
+        result.append((time.perf_counter() - started) * 1000)
+    return result
+
+
+def _summary(values):
+    return {'min': round(min(values), 2),
+            'median': round(statistics.median(values), 2),
+            'max': round(max(values), 2)}
+
+
+def idle_figure(host, port, idle, samples=50):
+    """L1-idle: GET latency with none, then ``idle``, idle connections."""
+    get_latencies(host, port, 5)
+    alone = get_latencies(host, port, samples)
+    sockets = []
+    try:
+        for _i in range(idle):
+            sockets.append(socket.create_connection((host, port),
+                                                    timeout=30))
+        # Every idle connection is accepted before the measure.
+        time.sleep(1)
+        crowded = get_latencies(host, port, samples)
+    finally:
+        for sock in sockets:
+            sock.close()
+    return {'figure': 'L1-idle', 'idle_connections': idle,
+            'samples': samples, 'get_ms_alone': _summary(alone),
+            'get_ms_with_idle': _summary(crowded),
+            'median_ratio': round(statistics.median(crowded) /
+                                  statistics.median(alone), 2),
+            'load': os.getloadavg()[0]}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--clients', type=int, nargs='+',
+    parser.add_argument('--clients', type=int, nargs='*',
                         default=[4, 40, 200])
+    parser.add_argument('--idle', type=int, default=0,
+                        help='also measure a GET with this many idle '
+                             'connections open (figure L1-idle)')
     parser.add_argument('--rounds', type=int, default=40,
                         help='exchanges per client')
     parser.add_argument('--threads', type=int, default=None,
@@ -122,6 +182,9 @@ def main(argv=None):
                     text = f.read()
                 result['log_tracebacks'] = text.count('Traceback')
             print(json.dumps(result), flush=True)
+        if args.idle:
+            print(json.dumps(idle_figure(parsed.hostname, parsed.port,
+                                         args.idle)), flush=True)
     finally:
         if proc is not None:
             proc.terminate()
