@@ -36,16 +36,13 @@ arriving for that long is answered 400, then closed.
 
 Every connection the server closes is closed gracefully: it stops writing,
 then reads and drops what the client still sends until the client closes
-too (at most ``LINGER_SECONDS`` and ``LINGER_BYTES``). A close with unread
+too (:mod:`baremetal_orch.api.graceful_close`). A close with unread
 bytes would send a reset, which can destroy the answer in flight. Errors
 the server answers itself are API-SIG documents.
 """
 
-import collections
 import http.client
 import json
-import selectors
-import socket
 import threading
 import time
 
@@ -57,14 +54,12 @@ from waitress import task as w_task
 from waitress import wasyncore
 
 from baremetal_orch.api import errors as api_errors
+from baremetal_orch.api import graceful_close
 from baremetal_orch.api import http_strict
 from baremetal_orch.common import exception
 
 LOG = log.getLogger(__name__)
 
-#: How long, and how many bytes, a closing connection drains.
-LINGER_SECONDS = 5.0
-LINGER_BYTES = 16 * 1024 * 1024
 #: Seconds a client is told to wait after a 503.
 RETRY_AFTER = 1
 
@@ -80,152 +75,6 @@ def _error_bytes(status, detail, code=None, extra=()):
              'Connection: close']
     lines.extend(extra)
     return ('\r\n'.join(lines) + '\r\n\r\n').encode('latin-1') + body
-
-
-class _Closer(threading.Thread):
-    """Closes sockets gracefully, many at once, on one thread.
-
-    Each socket handed over gets its last bytes written (a refusal), its
-    write side shut (the client sees the end of the answer), then what the
-    client still sends is read and dropped until it closes its side or the
-    linger time or byte budget runs out; only then is it closed.
-    """
-
-    def __init__(self):
-        super().__init__(name='wsgi-closer', daemon=True)
-        self._selector = selectors.DefaultSelector()
-        self._wake_r, self._wake_w = socket.socketpair()
-        self._wake_r.setblocking(False)
-        # A wake that does not fit is not needed: one is pending already.
-        self._wake_w.setblocking(False)
-        self._selector.register(self._wake_r, selectors.EVENT_READ)
-        self._incoming = collections.deque()
-        self._lock = threading.Lock()
-        self._stopping = False
-
-    def add(self, sock, data=b''):
-        """Take ``sock`` over: write ``data``, then close it gracefully."""
-        with self._lock:
-            if self._stopping:
-                _hard_close(sock)
-                return
-            self._incoming.append((sock, data))
-        try:
-            self._wake_w.send(b'x')
-        except OSError:
-            pass
-
-    def stop(self):
-        with self._lock:
-            self._stopping = True
-        try:
-            self._wake_w.send(b'x')
-        except OSError:
-            pass
-
-    def _take(self, states):
-        with self._lock:
-            incoming, self._incoming = self._incoming, collections.deque()
-        for sock, data in incoming:
-            try:
-                sock.setblocking(False)
-                fd = sock.fileno()
-            except OSError:
-                continue
-            state = {'sock': sock, 'out': bytearray(data), 'read': 0,
-                     'deadline': time.monotonic() + LINGER_SECONDS,
-                     'shut': False}
-            states[fd] = state
-            self._step(fd, state, states)
-
-    def _step(self, fd, state, states):
-        """Advance one socket: write, shut, drain; close when done."""
-        sock = state['sock']
-        try:
-            while state['out']:
-                sent = sock.send(state['out'])
-                del state['out'][:sent]
-        except BlockingIOError:
-            self._watch(fd, state, selectors.EVENT_WRITE)
-            return
-        except OSError:
-            self._forget(fd, states)
-            return
-        if not state['shut']:
-            state['shut'] = True
-            try:
-                sock.shutdown(socket.SHUT_WR)
-            except OSError:
-                self._forget(fd, states)
-                return
-        try:
-            while True:
-                data = sock.recv(65536)
-                if not data:
-                    self._forget(fd, states)
-                    return
-                state['read'] += len(data)
-                if state['read'] > LINGER_BYTES:
-                    self._forget(fd, states)
-                    return
-        except BlockingIOError:
-            self._watch(fd, state, selectors.EVENT_READ)
-        except OSError:
-            self._forget(fd, states)
-
-    def _watch(self, fd, state, events):
-        try:
-            self._selector.modify(fd, events, state)
-        except KeyError:
-            self._selector.register(fd, events, state)
-
-    def _forget(self, fd, states):
-        state = states.pop(fd, None)
-        try:
-            self._selector.unregister(fd)
-        except (KeyError, ValueError):
-            pass
-        if state is not None:
-            _hard_close(state['sock'])
-
-    def run(self):
-        states = {}
-        while True:
-            with self._lock:
-                stopping = self._stopping
-            if stopping:
-                break
-            for key, _events in self._selector.select(timeout=0.5):
-                if key.fileobj is self._wake_r:
-                    try:
-                        while self._wake_r.recv(4096):
-                            pass
-                    except BlockingIOError:
-                        pass
-                    continue
-                if key.fd in states:
-                    self._step(key.fd, states[key.fd], states)
-            self._take(states)
-            now = time.monotonic()
-            for fd in [fd for fd, s in states.items()
-                       if s['deadline'] < now]:
-                self._forget(fd, states)
-        for fd in list(states):
-            self._forget(fd, states)
-        with self._lock:
-            for sock, _data in self._incoming:
-                _hard_close(sock)
-            self._incoming.clear()
-        self._selector.close()
-        _hard_close(self._wake_r)
-        _hard_close(self._wake_w)
-
-
-def _hard_close(sock):
-    try:
-        sock.close()
-    except OSError:
-        pass
 
 
 def _refusal(status, detail):
@@ -298,6 +147,23 @@ class _Channel(w_channel.HTTPChannel):
             self.request = None
         self.close_when_flushed = True
 
+    def recv(self, buffer_size):
+        request = self.request
+        if request is None or self.close_when_flushed or not (
+                request.headers_finished or request.header_plus.strip()):
+            return super().recv(buffer_size)
+        try:
+            data = self.socket.recv(buffer_size)
+        except OSError:
+            self.handle_close()
+            return b''
+        if not data:
+            # The client shut its side within a request: it still reads.
+            self.answer_and_close(_refusal(
+                400, 'The request ended early: the client closed its side '
+                     'of the connection within it.'))
+        return data
+
     def check_deadlines(self, now):
         """Called by the selector loop about once a second."""
         if self.requests or self.will_close or self.close_when_flushed:
@@ -321,7 +187,7 @@ class _Channel(w_channel.HTTPChannel):
                      % timeout))
 
     def handle_close(self):
-        """Hand the socket to the closer (see :class:`_Closer`)."""
+        """Hand the socket to the graceful closer."""
         with self.outbuf_lock:
             for outbuf in self.outbufs:
                 try:
@@ -424,7 +290,7 @@ class Server:
         dispatcher = _Dispatcher()
         dispatcher.max_queued = max(1, max_queued)
         dispatcher.set_thread_count(threads)
-        self._closer = _Closer()
+        self._closer = graceful_close.Closer()
         self._server = _WaitressServer(application, adj, self._closer,
                                        max_keepalive, dispatcher=dispatcher)
         self._closer.start()

@@ -105,6 +105,18 @@ class TestFraming(base.ListenerTestCase):
         self.assertEqual([('POST', '/v1/nodes/filter'), ('GET', '/v1')],
                          self.ran)
 
+    def test_body_cut_by_the_client_gets_a_400(self):
+        # The client shuts its side inside the body: an answer, not a
+        # close without a word.
+        conn = self.connect()
+        conn.send(b'POST /v1/nodes/filter HTTP/1.1\r\n' + HEAD +
+                  b'Content-Length: 100\r\n\r\n{"sel')
+        conn.sock.shutdown(socket.SHUT_WR)
+        error = self.assertApiSig(conn.read('POST'), 400)
+        self.assertIn('ended early', error['detail'])
+        self.assertClosedCleanly(conn)
+        self.assertEqual([], self.ran)
+
     def test_absolute_form(self):
         conn = self.connect()
         conn.send(b'GET http://example.org/v1/nodes HTTP/1.1\r\n'
