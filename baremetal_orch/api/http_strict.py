@@ -104,20 +104,26 @@ def check_head(head):
 
 
 class ChunkedReceiver(w_receiver.ChunkedReceiver):
-    """waitress's chunked body, refused as soon as a chunk size announces
-    more than ``limit`` bytes in all."""
+    """waitress's chunked body, refused as soon as one chunk size is past
+    ``limit`` (a body past it in several chunks is waitress's 413)."""
 
     limit = 0
+    _remainder = 0
 
-    def received(self, s):
-        consumed = super().received(s)
-        if self.error is None and \
-                self.chunk_remainder + len(self) > self.limit:
+    @property
+    def chunk_remainder(self):
+        return self._remainder
+
+    @chunk_remainder.setter
+    def chunk_remainder(self, value):
+        # waitress sets it to a new chunk's size, then counts it down.
+        if value > self._remainder and value > self.limit:
             self.error = w_utils.BadRequest(
                 'A chunk size is larger than the request body limit (%d '
                 'bytes)' % self.limit)
             self.all_chunks_received = True
-        return consumed
+            value = 0
+        self._remainder = value
 
 
 class URITooLong(w_utils.BadRequest):

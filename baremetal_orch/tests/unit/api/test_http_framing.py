@@ -117,6 +117,21 @@ class TestFraming(base.ListenerTestCase):
         self.assertClosedCleanly(conn)
         self.assertEqual([], self.ran)
 
+    def test_body_past_the_limit_in_small_chunks_is_a_413(self):
+        # No chunk is past the limit (a 400): the body is, a 413.
+        chunk = b'%x\r\n%s\r\n' % (65536, b'x' * 65536)
+        conn = self.connect()
+        try:
+            conn.send(b'POST /v1/nodes/filter HTTP/1.1\r\n' + HEAD +
+                      b'Transfer-Encoding: chunked\r\n\r\n' + chunk * 20 +
+                      b'0\r\n\r\n')
+        except httpraw.Reset:
+            pass
+        resp = conn.read('POST')
+        self.assertApiSig(resp, 413)
+        self.assertTrue(resp.closes)
+        self.assertEqual([], self.ran)
+
     def test_absolute_form(self):
         conn = self.connect()
         conn.send(b'GET http://example.org/v1/nodes HTTP/1.1\r\n'
