@@ -201,6 +201,51 @@ class AccessLog:
                  'request_id': environ.get('openstack.request_id', '-')})
 
 
+class HeadAsGet:
+    """``HEAD`` answered wherever ``GET`` is: the GET's status and headers,
+    no body (the GET runs, with its policy)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if environ.get('REQUEST_METHOD') != 'HEAD':
+            return self.app(environ, start_response)
+        app_iter = self.app(dict(environ, REQUEST_METHOD='GET'),
+                            start_response)
+        try:
+            # A generator calls start_response only when iterated.
+            for _chunk in app_iter:
+                pass
+        finally:
+            if hasattr(app_iter, 'close'):
+                app_iter.close()
+        return []
+
+
+#: Content codings the service decodes: none (identity is no coding).
+IDENTITY = ('', 'identity')
+
+
+class ContentEncoding:
+    """415 for a body in a ``Content-Encoding`` the service does not
+    decode (gzip included): read as it is, it would be taken for JSON
+    or be "malformed"."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        coding = environ.get('HTTP_CONTENT_ENCODING', '').strip().lower()
+        has_body = environ.get('CONTENT_LENGTH', '') not in ('', '0')
+        if coding in IDENTITY or not has_body:
+            return self.app(environ, start_response)
+        e = exception.UnsupportedMediaType(
+            'Content-Encoding %r is not accepted: send the body without a '
+            'content coding.' % coding)
+        return errors.response_for(e)(environ, start_response)
+
+
 def _pecan_app():
     noauth = CONF.api.auth_strategy == 'noauth'
     # (pecan.make_app would add pecan's internal redirects, not used.)
@@ -230,4 +275,5 @@ def setup_app():
     app = profiler.wsgi_middleware(app)
     app = request_id.RequestId(app)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
-    return AccessLog(app)
+    app = ContentEncoding(app)
+    return AccessLog(HeadAsGet(app))

@@ -14,6 +14,7 @@
 from oslo_config import cfg
 from oslo_log import log
 from pecan import hooks
+import webob.exc
 
 from baremetal_orch.api import errors
 from baremetal_orch.api import microversion
@@ -101,4 +102,37 @@ class ErrorHook(hooks.PecanHook):
     """Turn every error into an API-SIG error document."""
 
     def on_error(self, state, e):
-        return errors.response_for(e, state.request)
+        response = errors.response_for(e, state.request)
+        if isinstance(e, webob.exc.HTTPMethodNotAllowed):
+            response.allow = allowed_methods(state, e)
+        return response
+
+
+#: Methods of a RestController, by the functions that serve them.
+_REST_METHODS = (('GET', ('get', 'get_one', 'get_all')), ('POST', ('post',)),
+                 ('PUT', ('put',)), ('PATCH', ('patch',)),
+                 ('DELETE', ('delete',)))
+
+
+def allowed_methods(state, e):
+    """The methods an ``Allow`` header lists with a 405.
+
+    pecan's RestController names them when routing refused the method;
+    when a handler refused it (a PATCH or DELETE on a collection) they are
+    the functions of the controller. The method refused is never listed;
+    HEAD is wherever GET is.
+    """
+    methods = set(getattr(e, 'allow', None) or ())
+    controller = getattr(getattr(state, 'controller', None), '__self__',
+                         None)
+    if not methods and controller is not None:
+        methods = {method for method, names in _REST_METHODS
+                   if any(callable(getattr(controller, n, None))
+                          for n in names)}
+    refused = state.request.method
+    methods.discard(refused)
+    if refused in ('GET', 'HEAD'):
+        methods -= {'GET', 'HEAD'}
+    elif 'GET' in methods:
+        methods.add('HEAD')
+    return sorted(methods)

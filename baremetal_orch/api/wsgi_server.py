@@ -9,7 +9,13 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""A threaded HTTP/1.1 WSGI server (cheroot): no eventlet.
+"""The API's HTTP/1.1 WSGI server: waitress, made strict; no eventlet.
+
+A connection waits in waitress's selector loop until its whole request
+(head and body, up to the limits) has arrived; only then does a worker
+thread run it. Idle and slow clients therefore hold a socket, never a
+thread. The request head is parsed strictly
+(:mod:`baremetal_orch.api.http_strict`).
 
 Its capacity comes from ``[api]``: ``workers`` threads run requests,
 ``max_queued_requests`` more wait for a thread, the kernel holds
@@ -19,44 +25,41 @@ stay open between requests. Past that capacity:
 * a request that finds every thread busy and the queue full is answered at
   once ``503`` (an API-SIG document, ``Retry-After``), never a reset
   connection;
-* a connection past the keep-alive limit gets ``Connection: close`` with
-  its answer.
+* past ``max_keepalive_connections`` open connections an answer carries
+  ``Connection: close``; past that plus ``max_queued_requests`` and
+  ``workers`` the server stops accepting until one closes.
+
+Deadlines (``[api]header_timeout``): a connection that has not sent a whole
+request head that long after it opened (or after its last answer) is
+closed, the clock not restarting with each byte; a body that stops
+arriving for that long is answered 400, then closed.
 
 Every connection the server closes is closed gracefully: it stops writing,
 then reads and drops what the client still sends until the client closes
-too (at most ``LINGER_SECONDS`` and ``LINGER_BYTES``). A close with unread
-bytes would send a reset, which can destroy the answer in flight.
-
-An early answer (a 4xx before the body was read) keeps the connection in
-step: a body of known length is read to its end (cheroot does this), a
-chunked body that was not read to its end closes the connection
-(``Connection: close``), so a pipelined request never starts in the middle
-of a body. Errors cheroot answers itself (a malformed request line,
-oversized headers) are API-SIG documents too.
+too (:mod:`baremetal_orch.api.graceful_close`). A close with unread
+bytes would send a reset, which can destroy the answer in flight. Errors
+the server answers itself are API-SIG documents.
 """
 
-import collections
+import http.client
 import json
-import logging
-import queue
-import selectors
-import socket
 import threading
 import time
 
-from cheroot import errors as cheroot_errors
-from cheroot import server as cheroot_server
-from cheroot import wsgi
 from oslo_log import log
+from waitress import adjustments
+from waitress import channel as w_channel
+from waitress import server as w_server
+from waitress import task as w_task
+from waitress import wasyncore
 
 from baremetal_orch.api import errors as api_errors
+from baremetal_orch.api import graceful_close
+from baremetal_orch.api import http_strict
 from baremetal_orch.common import exception
 
 LOG = log.getLogger(__name__)
 
-#: How long, and how many bytes, a closing connection drains.
-LINGER_SECONDS = 5.0
-LINGER_BYTES = 16 * 1024 * 1024
 #: Seconds a client is told to wait after a 503.
 RETRY_AFTER = 1
 
@@ -74,275 +77,182 @@ def _error_bytes(status, detail, code=None, extra=()):
     return ('\r\n'.join(lines) + '\r\n\r\n').encode('latin-1') + body
 
 
-class _Closer(threading.Thread):
-    """Closes sockets gracefully, many at once, on one thread.
+def _refusal(status, detail):
+    """The bytes of an error the server answers outside any request."""
+    return _error_bytes('%d %s' % (status, http.client.responses[status]),
+                        detail)
 
-    Each socket handed over gets its last bytes written (a refusal), its
-    write side shut (the client sees the end of the answer), then what the
-    client still sends is read and dropped until it closes its side or the
-    linger time or byte budget runs out; only then is it closed.
+
+class _ErrorTask(w_task.ErrorTask):
+    """An error waitress answers itself, as an API-SIG document.
+
+    A transfer coding or an HTTP version the server does not speak is the
+    client's mistake: 400, not 501 or 505 (a 5xx tells operators that the
+    service failed).
     """
 
-    def __init__(self):
-        super().__init__(name='wsgi-closer', daemon=True)
-        self._selector = selectors.DefaultSelector()
-        self._wake_r, self._wake_w = socket.socketpair()
-        self._wake_r.setblocking(False)
-        # A wake that does not fit is not needed: one is pending already.
-        self._wake_w.setblocking(False)
-        self._selector.register(self._wake_r, selectors.EVENT_READ)
-        self._incoming = collections.deque()
-        self._lock = threading.Lock()
-        self._stopping = False
+    def execute(self):
+        error = self.request.error
+        status, detail = error.code, str(error.body)
+        if status in (501, 505):
+            status, detail = 400, '%s: %s' % (error.reason, detail)
+        if status >= 500:
+            detail = 'An unexpected error occurred; see the service log.'
+        body = json.dumps(api_errors.document(
+            status, api_errors.http_code(status), detail)).encode()
+        self.status = '%d %s' % (status, http.client.responses[status])
+        self.response_headers.append(('Content-Type', 'application/json'))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
 
-    def add(self, sock, data=b''):
-        """Take ``sock`` over: write ``data``, then close it gracefully."""
-        with self._lock:
-            if self._stopping:
-                _hard_close(sock)
-                return
-            self._incoming.append((sock, data))
+
+class _WSGITask(w_task.WSGITask):
+    def execute(self):
+        server = self.channel.server
+        if len(server.active_channels) > server.max_keepalive:
+            # The client opens a new connection for its next request.
+            self.set_close_on_finish()
+        return super().execute()
+
+
+class _Channel(w_channel.HTTPChannel):
+    """A connection: strict parser, deadlines, API-SIG errors, graceful
+    close."""
+
+    parser_class = http_strict.Parser
+    task_class = _WSGITask
+    error_task_class = _ErrorTask
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        super().__init__(server, sock, addr, adj, map=map)
+        self.head_deadline = self.creation_time + adj.header_timeout
+
+    def service(self):
+        super().service()
+        # The next request head has the whole timeout from now.
+        self.head_deadline = time.time() + self.adj.header_timeout
+
+    def answer_and_close(self, data):
+        """Send ``data`` (a whole answer), then close gracefully; what
+        was received and not run yet is dropped."""
+        with self.outbuf_lock:
+            self.outbufs[-1].append(data)
+            self.total_outbufs_len += len(data)
+        for request in self.requests:
+            request.close()
+        self.requests = []
+        if self.request is not None:
+            self.request.close()
+            self.request = None
+        self.close_when_flushed = True
+
+    def recv(self, buffer_size):
+        request = self.request
+        if request is None or self.close_when_flushed or not (
+                request.headers_finished or request.header_plus.strip()):
+            return super().recv(buffer_size)
         try:
-            self._wake_w.send(b'x')
+            data = self.socket.recv(buffer_size)
         except OSError:
-            pass
+            self.handle_close()
+            return b''
+        if not data:
+            # The client shut its side within a request: it still reads.
+            self.answer_and_close(_refusal(
+                400, 'The request ended early: the client closed its side '
+                     'of the connection within it.'))
+        return data
 
-    def stop(self):
-        with self._lock:
-            self._stopping = True
-        try:
-            self._wake_w.send(b'x')
-        except OSError:
-            pass
-
-    def _take(self, states):
-        with self._lock:
-            incoming, self._incoming = self._incoming, collections.deque()
-        for sock, data in incoming:
-            try:
-                sock.setblocking(False)
-                fd = sock.fileno()
-            except OSError:
-                continue
-            state = {'sock': sock, 'out': bytearray(data), 'read': 0,
-                     'deadline': time.monotonic() + LINGER_SECONDS,
-                     'shut': False}
-            states[fd] = state
-            self._step(fd, state, states)
-
-    def _step(self, fd, state, states):
-        """Advance one socket: write, shut, drain; close when done."""
-        sock = state['sock']
-        try:
-            while state['out']:
-                sent = sock.send(state['out'])
-                del state['out'][:sent]
-        except BlockingIOError:
-            self._watch(fd, state, selectors.EVENT_WRITE)
+    def check_deadlines(self, now):
+        """Called by the selector loop about once a second."""
+        if self.requests or self.will_close or self.close_when_flushed:
             return
-        except OSError:
-            self._forget(fd, states)
-            return
-        if not state['shut']:
-            state['shut'] = True
-            try:
-                sock.shutdown(socket.SHUT_WR)
-            except OSError:
-                self._forget(fd, states)
+        request = self.request
+        timeout = self.adj.header_timeout
+        if request is None or not request.headers_finished:
+            if now < self.head_deadline:
                 return
-        try:
-            while True:
-                data = sock.recv(65536)
-                if not data:
-                    self._forget(fd, states)
-                    return
-                state['read'] += len(data)
-                if state['read'] > LINGER_BYTES:
-                    self._forget(fd, states)
-                    return
-        except BlockingIOError:
-            self._watch(fd, state, selectors.EVENT_READ)
-        except OSError:
-            self._forget(fd, states)
-
-    def _watch(self, fd, state, events):
-        try:
-            self._selector.modify(fd, events, state)
-        except KeyError:
-            self._selector.register(fd, events, state)
-
-    def _forget(self, fd, states):
-        state = states.pop(fd, None)
-        try:
-            self._selector.unregister(fd)
-        except (KeyError, ValueError):
-            pass
-        if state is not None:
-            _hard_close(state['sock'])
-
-    def run(self):
-        states = {}
-        while True:
-            with self._lock:
-                stopping = self._stopping
-            if stopping:
-                break
-            for key, _events in self._selector.select(timeout=0.5):
-                if key.fileobj is self._wake_r:
-                    try:
-                        while self._wake_r.recv(4096):
-                            pass
-                    except BlockingIOError:
-                        pass
-                    continue
-                if key.fd in states:
-                    self._step(key.fd, states[key.fd], states)
-            self._take(states)
-            now = time.monotonic()
-            for fd in [fd for fd, s in states.items()
-                       if s['deadline'] < now]:
-                self._forget(fd, states)
-        for fd in list(states):
-            self._forget(fd, states)
-        with self._lock:
-            for sock, _data in self._incoming:
-                _hard_close(sock)
-            self._incoming.clear()
-        self._selector.close()
-        _hard_close(self._wake_r)
-        _hard_close(self._wake_w)
-
-
-def _hard_close(sock):
-    try:
-        sock.close()
-    except OSError:
-        pass
-
-
-class _Input:
-    """wsgi.input: a body that breaks off or is malformed (a bad chunk
-    size, a chunked body past its limit) is the client's mistake, a 400,
-    not an error of the service."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def _call(self, method, *args):
-        try:
-            return getattr(self._stream, method)(*args)
-        except (ValueError, IOError, cheroot_errors.MaxSizeExceeded) as e:
-            if isinstance(e, socket.timeout):
-                reason = 'the request body did not arrive in time'
+            if request is None:
+                # Nothing sent since the last answer: an idle connection.
+                self.will_close = True
             else:
-                reason = 'the request body is malformed: %s' % e
-            raise exception.InvalidParameterValue(reason=reason)
+                self.answer_and_close(_refusal(
+                    408, 'The request head did not arrive within '
+                         '[api]header_timeout (%s seconds).' % timeout))
+        elif now - self.last_activity >= timeout:
+            self.answer_and_close(_refusal(
+                400, 'The request body ended early: nothing arrived for '
+                     '[api]header_timeout (%s seconds) before its end.'
+                     % timeout))
 
-    def read(self, *args):
-        return self._call('read', *args)
-
-    def readline(self, *args):
-        return self._call('readline', *args)
-
-    def readlines(self, *args):
-        return self._call('readlines', *args)
-
-    def __iter__(self):
-        return iter(self.readline, b'')
-
-
-class _Gateway(wsgi.Gateway_10):
-    def get_environ(self):
-        environ = super().get_environ()
-        environ['wsgi.input'] = _Input(environ['wsgi.input'])
-        return environ
-
-
-class _Request(cheroot_server.HTTPRequest):
-    """cheroot's request: keep-alive kept in step, API-SIG errors."""
-
-    def send_headers(self):
-        if self.chunked_read and not getattr(self.rfile, 'closed', True):
-            # Answered before the end of a chunked body: what follows on
-            # the connection is body, not a request.
-            self.close_connection = True
-        return super().send_headers()
-
-    def simple_response(self, status, msg=''):
-        """An error cheroot answers itself, as an API-SIG document.
-
-        A transfer coding or an HTTP version the server does not speak is
-        the client's mistake: 400, not cheroot's 501 or 505 (a 5xx tells
-        operators that the service failed).
-        """
-        status = str(status)
-        if not status[:3].isdigit():
-            status = '500 Internal Server Error'
-        detail = msg or status[4:]
-        if status[:3] in ('501', '505'):
-            detail = '%s: %s' % (status[4:], detail) if msg else status[4:]
-            status = '400 Bad Request'
-        self.close_connection = True
-        try:
-            self.conn.wfile.write(_error_bytes(status, detail))
-        except OSError as e:
-            if e.args and e.args[0] not in \
-                    cheroot_errors.socket_errors_to_ignore:
-                raise
-        self.sent_headers = True
+    def handle_close(self):
+        """Hand the socket to the graceful closer."""
+        with self.outbuf_lock:
+            for outbuf in self.outbufs:
+                try:
+                    outbuf.close()
+                except Exception:
+                    LOG.exception('Could not close an output buffer')
+            self.total_outbufs_len = 0
+            self.connected = False
+            self.outbuf_lock.notify()
+        sock = self.socket
+        self.del_channel()
+        self.socket = None
+        if sock is not None:
+            self.server.closer.add(sock)
 
 
-class _Connection(cheroot_server.HTTPConnection):
-    RequestHandlerClass = _Request
+class _Dispatcher(w_task.ThreadedTaskDispatcher):
+    """waitress's worker threads, with a bounded queue."""
 
-    def close(self):
-        """Close gracefully (see :class:`_Closer`)."""
-        closer = getattr(self.server, 'closer', None)
-        if closer is None or self.linger:
-            return super().close()
-        _close_files(self)
-        closer.add(self.socket)
+    max_queued = 1
 
-
-def _close_files(conn):
-    """Close the file objects of a connection, not its socket."""
-    for f in (conn.rfile, conn.wfile):
-        try:
-            f.close()
-        except (OSError, ValueError):
-            pass
+    def offer(self, channel):
+        """Queue ``channel``'s request unless the queue is full."""
+        with self.lock:
+            idle = len(self.threads) - self.stop_count - self.active_count
+            if len(self.queue) >= max(idle, 0) + self.max_queued:
+                return False
+            self.queue.append(channel)
+            self.queue_cv.notify()
+        return True
 
 
-class _CherootServer(wsgi.Server):
-    ConnectionClass = _Connection
+class _WaitressServer(w_server.TcpWSGIServer):
+    channel_class = _Channel
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.closer = _Closer()
+    def __init__(self, application, adj, closer, max_keepalive, **kwargs):
+        self.closer = closer
+        self.max_keepalive = max_keepalive
         self.refused = 0
+        super().__init__(application, adj=adj, **kwargs)
 
-    def process_conn(self, conn):
-        """A connection with a request ready: queue it for a thread, or
-        answer 503 at once when every thread is busy and the queue full."""
-        try:
-            self.requests.put(conn)
-        except queue.Full:
-            self.refused += 1
-            _close_files(conn)
-            self.closer.add(conn.socket, _error_bytes(
-                '503 Service Unavailable',
-                'The API is at its capacity ([api]workers busy and '
-                '[api]max_queued_requests waiting); retry later.',
-                code=exception.ServiceUnavailable.code,
-                extra=('Retry-After: %d' % RETRY_AFTER,)))
+    def add_task(self, channel):
+        """A request has arrived whole: queue it for a thread, or answer
+        503 at once when every thread is busy and the queue full."""
+        if channel.close_when_flushed:
+            # Refused already: what was pipelined after it is dropped.
+            channel.requests = []
+            return
+        if self.task_dispatcher.offer(channel):
+            return
+        self.refused += 1
+        channel.answer_and_close(_error_bytes(
+            '503 Service Unavailable',
+            'The API is at its capacity ([api]workers busy and '
+            '[api]max_queued_requests waiting); retry later.',
+            code=exception.ServiceUnavailable.code,
+            extra=('Retry-After: %d' % RETRY_AFTER,)))
+        self.pull_trigger()
 
-    def error_log(self, msg='', level=logging.INFO, traceback=False):
-        # cheroot's own messages (a client that went away, a bad request):
-        # no traceback unless cheroot itself failed.
-        if level >= logging.ERROR:
-            LOG.error('HTTP server: %s', msg, exc_info=traceback)
-        else:
-            LOG.debug('HTTP server: %s', msg)
+    def maintenance(self, now):
+        # Ours first: a stalled body gets its 400 before waitress's
+        # inactivity timeout (twice as long) would close it without one.
+        for channel in list(self.active_channels.values()):
+            channel.check_deadlines(now)
+        super().maintenance(now)
 
 
 class Server:
@@ -356,21 +266,36 @@ class Server:
         (``[api]max_keepalive_connections``).
     :param max_header_size: bytes of request line and headers
         (``[api]max_request_header_size``).
+    :param max_body_size: bytes of a request body
+        (``[api]max_request_body_size``).
+    :param header_timeout: seconds a request head may take in all, and a
+        body may stall (``[api]header_timeout``).
     """
 
     def __init__(self, application, host, port, threads=4, backlog=4096,
-                 max_queued=128, max_keepalive=256, max_header_size=65536):
-        self._server = _CherootServer(
-            (host, port), application, numthreads=threads, max=threads,
-            server_name='baremetal-orch', request_queue_size=backlog,
-            accepted_queue_size=max(1, max_queued),
-            accepted_queue_timeout=0)
-        self._server.gateway = _Gateway
-        self._server.keep_alive_conn_limit = max_keepalive
-        self._server.max_request_header_size = max_header_size
-        self._server.prepare()
-        self._server.closer.start()
-        self.port = self._server.bind_addr[1]
+                 max_queued=128, max_keepalive=256, max_header_size=65536,
+                 max_body_size=1048576, header_timeout=10.0):
+        adj = adjustments.Adjustments(
+            host=host, port=port, threads=threads, backlog=backlog,
+            ident='baremetal-orch', max_request_header_size=max_header_size,
+            # A body past the limit by a little (chunk framing) reaches
+            # the application, which answers its own 413.
+            max_request_body_size=max_body_size + 65536,
+            connection_limit=max_keepalive + max_queued + threads,
+            cleanup_interval=1, channel_timeout=int(header_timeout * 2) + 1,
+            asyncore_use_poll=True, clear_untrusted_proxy_headers=False,
+            log_socket_errors=False, expose_tracebacks=False)
+        adj.header_timeout = header_timeout
+        adj.body_limit = max_body_size
+        dispatcher = _Dispatcher()
+        dispatcher.max_queued = max(1, max_queued)
+        dispatcher.set_thread_count(threads)
+        self._closer = graceful_close.Closer()
+        self._server = _WaitressServer(application, adj, self._closer,
+                                       max_keepalive, dispatcher=dispatcher)
+        self._closer.start()
+        self.port = self._server.effective_port
+        self._stopping = threading.Event()
         self._thread = None
 
     @classmethod
@@ -381,7 +306,9 @@ class Server:
                    threads=api.workers, backlog=api.backlog,
                    max_queued=api.max_queued_requests,
                    max_keepalive=api.max_keepalive_connections,
-                   max_header_size=api.max_request_header_size)
+                   max_header_size=api.max_request_header_size,
+                   max_body_size=api.max_request_body_size,
+                   header_timeout=api.header_timeout)
 
     @property
     def refused(self):
@@ -391,10 +318,35 @@ class Server:
     def start(self):
         """Serve in a background thread (the API's and the all-in-one's
         oslo.service Service, tests)."""
-        self._thread = threading.Thread(target=self._server.serve,
-                                        daemon=True, name='wsgi')
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name='wsgi')
         self._thread.start()
 
+    def _run(self):
+        server = self._server
+        smap = server._map
+        while not self._stopping.is_set():
+            wasyncore.loop(timeout=1, map=smap, use_poll=True, count=1)
+        # No new connection; the requests running end, their answers are
+        # written (for a bounded time), then every connection is closed.
+        server.del_channel()
+        server.socket.close()
+        server.task_dispatcher.shutdown(timeout=5)
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline and any(
+                getattr(c, 'total_outbufs_len', 0) for c in smap.values()):
+            wasyncore.loop(timeout=0.1, map=smap, use_poll=True, count=1)
+        for channel in list(server.active_channels.values()):
+            channel.handle_close()
+        server.trigger.close()
+        self._closer.stop()
+
     def stop(self):
-        self._server.stop()
-        self._server.closer.stop()
+        if self._thread is None:
+            self._server.close()
+            self._server.task_dispatcher.shutdown(timeout=1)
+            self._closer.stop()
+            return
+        self._stopping.set()
+        self._server.pull_trigger()
+        self._thread.join(15)

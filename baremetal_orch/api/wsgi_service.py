@@ -26,7 +26,7 @@ class WSGIService(launcher.ProcessService):
     """The API on ``[api]host_ip``:``[api]port``, ``[api]workers`` threads.
 
     Stop (SIGTERM): the listener closes; the requests running end first
-    (cheroot's stop).
+    (the listener stops accepting, then its worker threads finish).
     """
 
     def __init__(self, application=None, on_stop=None):

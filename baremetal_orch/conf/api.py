@@ -54,12 +54,25 @@ opts = [
     cfg.IntOpt('max_keepalive_connections', default=256, min=1,
                help='Connections kept open between requests. Past it, an '
                     'answer carries "Connection: close" and the client '
-                    'opens a new connection for its next request. Keep it '
-                    'below the open files limit of the process.'),
+                    'opens a new connection for its next request. Past it '
+                    'plus max_queued_requests and workers open connections, '
+                    'the server accepts no new one until one closes (they '
+                    'wait in the backlog). Keep it below the open files '
+                    'limit of the process.'),
     cfg.IntOpt('max_request_header_size', default=65536, min=1024,
                help='Largest request line plus headers accepted, in bytes: '
                     'past it the answer is 414 (request line) or 413 '
                     '(headers).'),
+    cfg.FloatOpt('header_timeout', default=10.0, min=1,
+                 help='Seconds a client has to send a whole request head '
+                      '(request line and headers), counted from when the '
+                      'connection opened or its previous answer was sent; '
+                      'the clock does not restart with each byte. Past '
+                      'it the connection is closed (408 when part of a '
+                      'head had arrived). A request body that stops '
+                      'arriving for this long is answered 400 and the '
+                      'connection closed. Idle and slow connections hold '
+                      'no worker thread meanwhile.'),
 ]
 
 

@@ -25,11 +25,20 @@ requests sent again after an announced ``Connection: close``::
         --threads 4 --queue 64
 
 ``--url`` measures a service that is already running instead.
+
+``--idle N`` adds the figure L1-idle: the latency of a GET (a new
+connection each) with no other connection open, then with N idle
+connections open (connected, nothing sent), as min/median/max in
+milliseconds, and the ratio of the medians (goal: at most 2)::
+
+    python -m tools.benchmarks.listener_load --clients --idle 200
 """
 
 import argparse
 import json
 import os
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,10 +91,73 @@ def start_aio(threads, queue, backlog, keepalive, extra=()):
     return proc, url, os.path.join(tmp, 'aio.log')
 
 
+def get_latencies(host, port, samples):
+    """Milliseconds of ``samples`` GETs, each on a new connection, and
+    what went wrong instead (a status, a timeout: 3 of them end it)."""
+    path = '/v1/nodes?limit=5'
+    result, failed = [], []
+    while len(result) + len(failed) < samples and len(failed) < 3:
+        started = time.perf_counter()
+        try:
+            conn = httpraw.Connection(host, port, timeout=10)
+            try:
+                conn.send(httpraw.request('GET', path, headers={
+                    'Connection': 'close'}))
+                status = conn.read().status
+            finally:
+                conn.close()
+        except httpraw.Broken as e:
+            failed.append(e.kind)
+            continue
+        if status != 200:
+            failed.append(status)
+            continue
+        result.append((time.perf_counter() - started) * 1000)
+    return result, failed
+
+
+def _summary(values):
+    if not values:
+        return None
+    return {'min': round(min(values), 2),
+            'median': round(statistics.median(values), 2),
+            'max': round(max(values), 2)}
+
+
+def idle_figure(host, port, idle, samples=50):
+    """L1-idle: GET latency with none, then ``idle``, idle connections."""
+    get_latencies(host, port, 5)
+    alone, failed_alone = get_latencies(host, port, samples)
+    sockets = []
+    try:
+        for _i in range(idle):
+            sockets.append(socket.create_connection((host, port),
+                                                    timeout=30))
+        # Every idle connection is accepted before the measure.
+        time.sleep(1)
+        crowded, failed = get_latencies(host, port, samples)
+    finally:
+        for sock in sockets:
+            sock.close()
+    ratio = None
+    if alone and crowded:
+        ratio = round(statistics.median(crowded) /
+                      statistics.median(alone), 2)
+    return {'figure': 'L1-idle', 'idle_connections': idle,
+            'samples': samples, 'get_ms_alone': _summary(alone),
+            'failed_alone': failed_alone,
+            'get_ms_with_idle': _summary(crowded),
+            'failed_with_idle': failed, 'median_ratio': ratio,
+            'load': os.getloadavg()[0]}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--clients', type=int, nargs='+',
+    parser.add_argument('--clients', type=int, nargs='*',
                         default=[4, 40, 200])
+    parser.add_argument('--idle', type=int, default=0,
+                        help='also measure a GET with this many idle '
+                             'connections open (figure L1-idle)')
     parser.add_argument('--rounds', type=int, default=40,
                         help='exchanges per client')
     parser.add_argument('--threads', type=int, default=None,
@@ -122,6 +194,9 @@ def main(argv=None):
                     text = f.read()
                 result['log_tracebacks'] = text.count('Traceback')
             print(json.dumps(result), flush=True)
+        if args.idle:
+            print(json.dumps(idle_figure(parsed.hostname, parsed.port,
+                                         args.idle)), flush=True)
     finally:
         if proc is not None:
             proc.terminate()

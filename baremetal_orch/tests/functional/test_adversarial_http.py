@@ -13,17 +13,23 @@
 and YAML (YAML's own features, encodings), sizes at and past every limit,
 any header, content type and body on any path, and raw HTTP (request
 lines, framing, pipelining). See
-:mod:`baremetal_orch.tests.functional.adversarial_base`."""
+:mod:`baremetal_orch.tests.functional.adversarial_base`. Then smuggling,
+slowloris and idle sockets against the all-in-one's listener."""
 
 import json
+import select
 import socket
+import time
 
 import hypothesis
 from hypothesis import strategies as st
+import requests
 import yaml
 
 from baremetal_orch.tests.functional import adversarial
 from baremetal_orch.tests.functional import adversarial_base as adv
+from baremetal_orch.tests.functional import aio
+from baremetal_orch.tests.functional import base
 from baremetal_orch.tests import httpraw
 from baremetal_orch.tests.unit.fuzz import base as fuzz
 from baremetal_orch.tests.unit.fuzz import bodies
@@ -192,3 +198,133 @@ class TestDocumentsAndHttp(adv.ServiceClass):
         # The server still answers a plain request on a new connection.
         self.conn = None
         self.send('GET', '/v1', content_type=None)
+
+
+class TestHostileClients(base.FunctionalTestCase):
+    """The all-in-one's listener against smuggling, slowloris and idle
+    sockets, on raw sockets to 127.0.0.1 (bounded in count and time)."""
+
+    HEADER_TIMEOUT = 3
+
+    def setUp(self):
+        super().setUp()
+        self.service = self.useFixture(aio.AllInOne({'api': {
+            'workers': 2, 'max_queued_requests': 8,
+            'header_timeout': self.HEADER_TIMEOUT}}))
+        self.url = self.service.url
+
+    def connect(self, timeout=30):
+        conn = httpraw.Connection('127.0.0.1', self.service.port,
+                                  timeout=timeout)
+        self.addCleanup(conn.close)
+        return conn
+
+    def node(self, name):
+        resp = requests.post(self.url + '/v1/nodes', timeout=30,
+                             json={'driver': 'fake', 'name': name})
+        self.assertEqual(201, resp.status_code, resp.text)
+        return resp.json()['uuid']
+
+    def exists(self, name):
+        return requests.get(self.url + '/v1/nodes/%s' % name,
+                            timeout=30).status_code == 200
+
+    def test_smuggled_delete_does_not_run(self):
+        delete = b'DELETE /v1/nodes/smuggled HTTP/1.1\r\nHost: x\r\n\r\n'
+        head = (b'POST /v1/nodes/filter HTTP/1.1\r\nHost: x\r\n'
+                b'Content-Type: application/json\r\n')
+        body = b'{"selectors": []}'
+        chunk = b'%x\r\n%s\r\n' % (len(body), body)
+        variants = {
+            'cl_te': head + b'Content-Length: %d\r\nTransfer-Encoding: '
+            b'chunked\r\n\r\n' % len(chunk) + chunk + b'0\r\n\r\n' + delete,
+            'te_space_colon': head + b'Transfer-Encoding : chunked\r\n'
+            b'Content-Length: %d\r\n\r\n' % len(body) + body + delete,
+            'cl_plus': head + b'Content-Length: +%d\r\n\r\n' % len(body) +
+            body + delete,
+            'cl_underscore': head + b'Content-Length: 1_7\r\n\r\n' + body +
+            delete,
+            'trailer': head + b'Transfer-Encoding: chunked\r\n\r\n' + chunk +
+            b'0\r\n' + delete,
+        }
+        for size in (b'+11', b'0x11', b'1_1', b'-1', b'7fffffffffffffff',
+                     b'ffffffffffffffffffffffff'):
+            variants['chunk_%r' % size] = (
+                head + b'Transfer-Encoding: chunked\r\n\r\n' + size +
+                b'\r\n' + body + b'\r\n0\r\n\r\n' + delete)
+        self.node('smuggled')
+        for name, raw in sorted(variants.items()):
+            with self.subTest(name):
+                conn = self.connect()
+                conn.send(raw)
+                resp = conn.read('POST')
+                if name == 'trailer':
+                    # The DELETE is a trailer: read and dropped.
+                    self.assertEqual(200, resp.status, resp)
+                else:
+                    self.assertEqual(400, resp.status, resp)
+                    self.assertTrue(resp.closes)
+                    self.assertEqual(b'', conn.file.read())
+                self.assertTrue(self.exists('smuggled'), name)
+        self.assertNotIn(b'Traceback', self.service.log_since(0))
+
+    def test_cr_in_host_creates_nothing(self):
+        conn = self.connect()
+        body = json.dumps({'driver': 'fake', 'name': 'crhost'}).encode()
+        conn.send(b'POST /v1/nodes HTTP/1.1\r\nHost: a\rb\r\n'
+                  b'Content-Type: application/json\r\n'
+                  b'Content-Length: %d\r\n\r\n' % len(body) + body)
+        self.assertEqual(400, conn.read('POST').status)
+        self.assertFalse(self.exists('crhost'))
+
+    def test_slowloris_is_cut_and_delays_nobody(self):
+        # 8 clients, a header byte a second each, more than both worker
+        # threads: each is cut at the head deadline (before it could send
+        # its whole head) and GETs meanwhile are answered.
+        heads = [b'GET /v1 HTTP/1.1\r\nHost: x\r\nX-Slow-%d: %s\r\n\r\n'
+                 % (i, b'a' * 40) for i in range(8)]
+        slow = [[self.connect(), head, 0] for head in heads]
+        answered = []
+        for _second in range(len(heads[0])):
+            for item in slow:
+                conn, head, sent = item
+                if sent is None:
+                    continue
+                if select.select([conn.sock], [], [], 0)[0]:
+                    item[2] = None
+                    continue
+                try:
+                    conn.send(head[sent:sent + 1])
+                    item[2] = sent + 1
+                except httpraw.Broken:
+                    item[2] = None
+            answered.append(requests.get(self.url + '/v1/nodes',
+                                         timeout=20).status_code)
+            if all(item[2] is None for item in slow):
+                break
+            time.sleep(1)
+        self.assertEqual([None] * 8, [item[2] for item in slow])
+        self.assertEqual({200}, set(answered))
+        for conn, _head, _sent in slow:
+            resp = conn.read()
+            self.assertEqual(408, resp.status, resp)
+
+    def test_idle_sockets_delay_and_refuse_nobody(self):
+        idle = []
+        for _i in range(200):
+            sock = socket.create_connection(('127.0.0.1', self.service.port))
+            self.addCleanup(sock.close)
+            idle.append(sock)
+        for _i in range(5):
+            resp = requests.get(self.url + '/v1/nodes', timeout=20)
+            self.assertEqual(200, resp.status_code, resp.text)
+
+    def test_short_body_answered_before_the_close(self):
+        conn = self.connect()
+        conn.send(b'POST /v1/nodes/filter HTTP/1.1\r\nHost: x\r\n'
+                  b'Content-Type: application/json\r\n'
+                  b'Content-Length: 100\r\n\r\n{"selectors"')
+        resp = conn.read('POST')
+        self.assertEqual(400, resp.status, resp)
+        self.assertTrue(resp.closes)
+        self.assertEqual(b'', conn.file.read())

@@ -168,7 +168,7 @@ class TestConductorSignals(SignalsMixin, base.DrillTestCase):
         start = reload.log_size(self.api)
         self.api.send_signal(signal.SIGUSR2)
         reload.wait_log(self.api, 'Guru Meditation', start)
-        reload.wait_log(self.api, 'cheroot', start)
+        reload.wait_log(self.api, 'waitress', start)
         reload.reload(self.api, self.confs['api'], 'DEFAULT', debug='true')
         self.client.get('/v1', status=200)
         self.api.send_signal(signal.SIGTERM)

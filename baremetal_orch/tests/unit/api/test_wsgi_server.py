@@ -10,9 +10,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """The API listener on a real socket: keep-alive in step, 503 past its
-capacity, graceful closes, API-SIG errors from the server itself."""
+capacity, graceful closes, API-SIG errors from the server itself, strict
+framing, deadlines, slow and idle clients."""
 
 import socket
+import threading
 
 from baremetal_orch.api import app
 from baremetal_orch.api import wsgi_server
@@ -27,15 +29,20 @@ class ListenerTestCase(base.ConductorTestCase):
 
     THREADS = 2
     QUEUE = 2
+    HEADER_TIMEOUT = 10
 
     def setUp(self):
         super().setUp()
         self.config(group='api', auth_strategy='noauth')
         self.server = wsgi_server.Server(
-            app.setup_app(), '127.0.0.1', 0, threads=self.THREADS,
-            max_queued=self.QUEUE, max_header_size=4096)
+            self.application(), '127.0.0.1', 0, threads=self.THREADS,
+            max_queued=self.QUEUE, max_header_size=4096,
+            header_timeout=self.HEADER_TIMEOUT)
         self.server.start()
         self.addCleanup(self.server.stop)
+
+    def application(self):
+        return app.setup_app()
 
     def connect(self):
         conn = httpraw.Connection('127.0.0.1', self.server.port, timeout=60)
@@ -92,7 +99,7 @@ class TestKeepAliveInStep(ListenerTestCase):
                   b'Content-Type: application/json\r\n'
                   b'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n')
         error = self.assertApiSig(conn.read('POST'), 400)
-        self.assertIn('request body is malformed', error['detail'])
+        self.assertIn('chunk size', error['detail'])
 
     def test_body_past_the_limit_gets_its_answer(self):
         # 413 while the client is still sending: the answer arrives, then
@@ -129,19 +136,36 @@ class TestPastCapacity(ListenerTestCase):
     THREADS = 1
     QUEUE = 1
 
+    def application(self):
+        # /hold runs until the test releases it: it holds the one thread.
+        self.release = threading.Event()
+        self.held = threading.Event()
+        api = app.setup_app()
+
+        def application(environ, start_response):
+            if environ['PATH_INFO'] == '/hold':
+                self.held.set()
+                self.release.wait(60)
+                start_response('200 OK', [('Content-Length', '0')])
+                return [b'']
+            return api(environ, start_response)
+        self.addCleanup(lambda: self.release.set())
+        return application
+
+    def hold(self):
+        conn = self.connect()
+        conn.send(httpraw.request('GET', '/hold'))
+        self.assertTrue(self.held.wait(30))
+        return conn
+
     def test_503_not_a_reset(self):
-        # One thread, one place in the queue. A holds the thread (a body
-        # that has not arrived yet), B waits in the queue: C is past the
-        # capacity and gets a 503 at once.
-        pool = self.server._server.requests
-        a = self.connect()
-        a.send(b'POST /v1/nodes/filter HTTP/1.1\r\nHost: x\r\n'
-               b'Content-Type: application/json\r\n'
-               b'Content-Length: 16\r\n\r\n')
-        self.wait_for(lambda: pool.idle == 0)
+        # One thread, one place in the queue. A holds the thread, B waits
+        # in the queue: C is past the capacity and gets a 503 at once.
+        a = self.hold()
         b = self.connect()
         b.send(GET)
-        self.wait_for(lambda: pool.qsize == 1)
+        self.wait_for(lambda: len(self.server._server.task_dispatcher.queue)
+                      == 1)
         c = self.connect()
         c.send(GET)
         resp = c.read()
@@ -153,24 +177,21 @@ class TestPastCapacity(ListenerTestCase):
         self.assertClosedCleanly(c)
         self.assertEqual(1, self.server.refused)
         # Those within the capacity are served.
-        a.send(b'{"selectors":[]}')
-        self.assertEqual(200, a.read('POST').status)
+        self.release.set()
+        self.assertEqual(200, a.read().status)
         self.assertEqual(200, b.read().status)
 
     def test_pipelined_requests_past_capacity(self):
         # A keep-alive connection whose next request waits in its buffer
-        # while the server is full: 200, then a 503, never a reset.
-        pool = self.server._server.requests
-        blocker = self.connect()
-        blocker.send(b'POST /v1/nodes/filter HTTP/1.1\r\nHost: x\r\n'
-                     b'Content-Type: application/json\r\n'
-                     b'Content-Length: 16\r\n\r\n')
-        self.wait_for(lambda: pool.idle == 0)
+        # while the server is full: 200, then a 503 or a 200, never a
+        # reset.
+        blocker = self.hold()
         waiting = self.connect()
         waiting.send(GET + GET)
-        self.wait_for(lambda: pool.qsize == 1)
-        blocker.send(b'{"selectors":[]}')
-        self.assertEqual(200, blocker.read('POST').status)
+        self.wait_for(lambda: len(self.server._server.task_dispatcher.queue)
+                      == 1)
+        self.release.set()
+        self.assertEqual(200, blocker.read().status)
         first = waiting.read()
         self.assertEqual(200, first.status)
         second = waiting.read()
@@ -184,16 +205,16 @@ class TestConfiguration(base.TestCase):
         self.config(group='api', host_ip='127.0.0.1', port=0, workers=3,
                     backlog=77, max_queued_requests=5,
                     max_keepalive_connections=9,
-                    max_request_header_size=2048)
+                    max_request_header_size=2048, header_timeout=4)
         server = ws.Server.from_config(lambda e, s: [], base.CONF)
         self.addCleanup(server.stop)
         inner = server._server
-        self.assertEqual(3, inner.requests.min)
-        self.assertEqual(3, inner.requests.max)
-        self.assertEqual(77, inner.request_queue_size)
-        self.assertEqual(5, inner.requests._queue.maxsize)
-        self.assertEqual(9, inner.keep_alive_conn_limit)
-        self.assertEqual(2048, inner.max_request_header_size)
+        self.assertEqual(3, len(inner.task_dispatcher.threads))
+        self.assertEqual(77, inner.adj.backlog)
+        self.assertEqual(5, inner.task_dispatcher.max_queued)
+        self.assertEqual(9, inner.max_keepalive)
+        self.assertEqual(2048, inner.adj.max_request_header_size)
+        self.assertEqual(4, inner.adj.header_timeout)
         with socket.create_connection(('127.0.0.1', server.port)):
             pass
 
@@ -221,3 +242,4 @@ class TestConfiguration(base.TestCase):
         self.assertEqual(4096, defaults['backlog'])
         self.assertEqual(256, defaults['max_keepalive_connections'])
         self.assertEqual(65536, defaults['max_request_header_size'])
+        self.assertEqual(10, defaults['header_timeout'])
