@@ -11,7 +11,7 @@
 #    under the License.
 """A small REST client of the baremetal-orch API on keystoneauth1.
 
-Every request carries ``OpenStack-API-Version: baremetal-orch 1.N``;
+Every request carries ``OpenStack-API-Version: baremetal-orchestration 1.N``;
 with ``latest`` the client first reads the API's root document, which lists
 the minimum and maximum microversion of each major version, and asks for
 the maximum. An error answer (an API-SIG document ``{"errors": [{"status",
@@ -32,7 +32,7 @@ LOG = logging.getLogger(__name__)
 
 SERVICE_TYPE = 'baremetal-orchestration'
 #: The service name in the ``OpenStack-API-Version`` header.
-HEADER_SERVICE = 'baremetal-orch'
+HEADER_SERVICE = SERVICE_TYPE
 VERSION_HEADER = 'OpenStack-API-Version'
 #: The newest microversion this client knows: 1.LAST_KNOWN_MINOR.
 LAST_KNOWN_MINOR = 0

@@ -320,7 +320,7 @@ class TestWithoutKeystone(CLITestCase):
                      'env': {'OS_BAREMETAL_ORCH_API_VERSION': 'latest'}}):
             run = self.cli('shard', 'list', '-f', 'json', **how)
             self.assertEqual([], json.loads(run.stdout), how)
-            self.assertIn('OpenStack-API-Version: baremetal-orch %s'
+            self.assertIn('OpenStack-API-Version: baremetal-orchestration %s'
                           % maximum, run.stderr)
             self.assertIn('using %s' % maximum, run.stderr)
 
