@@ -75,9 +75,11 @@ class CreateNode(command.ShowOne):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('--driver', default='fake',
-                            choices=('fake', 'ironic'),
-                            help='Provisioning driver (default: fake).')
+        # Required, as ironicclient's: the service refuses a driver that
+        # [DEFAULT]enabled_drivers leaves out, and says which it enables.
+        parser.add_argument('--driver', metavar='<driver>', required=True,
+                            help='Provisioning driver of the node: ironic, '
+                                 'or fake where the service enables it.')
         parser.add_argument('--uuid', metavar='<uuid>',
                             help='UUID of the node (default: generated).')
         for option, field in SCALARS:

@@ -38,7 +38,8 @@ class TestRequests(base.TestCase):
     # (command, argv, answers, requests)
     CASES = [
         (node.CreateNode,
-         ['--name', 'n1', '--rack-name', 'r1', '--tag', 'a', '--tag', 'b',
+         ['--driver', 'fake', '--name', 'n1', '--rack-name', 'r1',
+          '--tag', 'a', '--tag', 'b',
           '--label', 'k=1', '--driver-info', 'fake_duration=0.5',
           '--driver-info', 'fake_fail_phase=prepare', '--extra',
           'x={"y": 1}'], {},
@@ -157,7 +158,9 @@ class TestArgumentErrors(base.TestCase):
     ]
     USAGE_ERRORS = [
         (node.CreateNode, ['--label', 'no-equals-sign']),
-        (node.CreateNode, ['--driver', 'pxe']),
+        # --driver is required, as in ironicclient (no silent fake node).
+        (node.CreateNode, ['--name', 'n1']),
+        (node.CreateNode, ['--driver', 'fake', '--label', 'x']),
         (node.ListNode, ['--long', '--fields', 'uuid']),
         (node.ListNode, ['--fields', 'colour']),
         (node.ListNode, ['--maintenance', '--no-maintenance']),
