@@ -27,6 +27,7 @@ import urllib.parse
 from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 from osc_lib import exceptions
+from osc_lib import utils as osc_utils
 
 LOG = logging.getLogger(__name__)
 
@@ -260,12 +261,16 @@ class Client:
     def delete(self, path, body=None):
         return self.request('DELETE', path, body=body)
 
-    def list(self, resource, params=None, limit=None, path=None):
+    def list(self, resource, params=None, limit=None, path=None,
+             sort=None):
         """Every item of a collection, following the ``next`` links.
 
         :param resource: the key of the list in the answer (``nodes``).
         :param limit: at most this many items (all when None).
         :param path: the URL path when it is not ``resource``.
+        :param sort: ``--sort``'s ``<key>[:<dir>][,<key>[:<dir>]...]``;
+            the API sorts by the first key (``params`` carries it), the
+            items are then sorted by every key here, as osc-lib does.
         """
         params = dict(params or {})
         if limit:
@@ -278,7 +283,22 @@ class Client:
             if marker is None or (limit and len(items) >= limit):
                 break
             params['marker'] = marker
-        return items[:limit] if limit else items
+        items = items[:limit] if limit else items
+        if sort and ',' in sort:
+            items = sort_items(items, sort)
+        return items
+
+
+def sort_items(items, sort):
+    """``items`` (API documents) sorted by every key of ``sort``.
+
+    osc-lib's sort; a key whose values mix types (a name that is null on
+    some nodes) compares as text.
+    """
+    try:
+        return osc_utils.sort_items(items, sort)
+    except TypeError:
+        return osc_utils.sort_items(items, sort, sort_type=str)
 
 
 def _marker(next_link):

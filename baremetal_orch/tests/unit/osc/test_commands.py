@@ -447,9 +447,15 @@ class TestTaskTree(base.TestCase):
         self.assertEqual(test_progress.RUNNING_TREE, doc)
 
     def test_value_keeps_a_row_per_task(self):
-        lines = self.run_tree('-f', 'value', '-c', 'Task').splitlines()
-        self.assertEqual(10, len(lines))
-        self.assertEqual('│       └── ctl02', lines[8])
+        # A row per task, its plain name: no tree drawing for scripts.
+        for fmt in ('value', 'csv'):
+            lines = self.run_tree('-f', fmt, '-c', 'Task').splitlines()
+            if fmt == 'csv':
+                lines = [line.strip('"') for line in lines[1:]]
+            self.assertEqual(10, len(lines), fmt)
+            self.assertEqual('ctl02', lines[8], fmt)
+            for line in lines:
+                self.assertFalse(set(line) & set('├└│─'), line)
 
 
 class TestStrategyGraph(base.TestCase):
