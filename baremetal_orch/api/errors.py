@@ -11,7 +11,8 @@
 #    under the License.
 """API-SIG error documents.
 
-``{"errors": [{"status", "code", "title", "detail", "request_id"}]}``
+``{"errors": [{"status", "code", "title", "detail", "request_id"}],
+"message": detail}``
 
 Domain errors carry their HTTP status and stable code; webob's HTTP errors
 (404 for an unknown path, 405 for a wrong method) are wrapped the same way
@@ -43,13 +44,20 @@ def http_code(status):
 
 
 def document(status, code, detail, request_id=None):
+    """The API-SIG document, plus a top-level ``message``.
+
+    ``message`` repeats the detail for the clients that read no API-SIG
+    ``errors`` list: openstacksdk's generic error handling (and the
+    services most of its users know, compute and network) reads
+    ``message`` and would otherwise show only the HTTP reason.
+    """
     return {'errors': [{
         'status': status,
         'code': code,
         'title': http.client.responses.get(status, 'Error'),
         'detail': detail,
         'request_id': request_id,
-    }]}
+    }], 'message': detail}
 
 
 def response_for(e, request=None):

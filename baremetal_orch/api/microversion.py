@@ -9,7 +9,11 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""API microversions: ``OpenStack-API-Version: baremetal-orch 1.N``.
+"""API microversions: ``OpenStack-API-Version: baremetal-orchestration 1.N``.
+
+The header names the Keystone service type, as the API-SIG asks (a
+keystoneauth Adapter typed by the catalog sends it so); the short name
+``baremetal-orch`` is accepted too. Answers name the service type.
 
 History (also in the api-ref):
 
@@ -22,7 +26,9 @@ import microversion_parse
 
 from baremetal_orch.common import exception
 
-SERVICE_TYPE = 'baremetal-orch'
+SERVICE_TYPE = 'baremetal-orchestration'
+#: Other names the header may give the service, looked up after the type.
+ALIASES = ('baremetal-orch',)
 HEADER = 'OpenStack-API-Version'
 
 MIN_VERSION = (1, 0)
@@ -39,11 +45,14 @@ def parse(headers):
     :raises: InvalidParameterValue (400) for a malformed header,
         InvalidMicroversion (406) for an unsupported version.
     """
-    try:
-        raw = microversion_parse.get_version(
-            headers, service_type=SERVICE_TYPE)
-    except Exception:
-        raw = None
+    raw = None
+    for name in (SERVICE_TYPE,) + ALIASES:
+        try:
+            raw = microversion_parse.get_version(headers, service_type=name)
+        except Exception:
+            raw = None
+        if raw is not None:
+            break
     if raw is None:
         return MIN_VERSION
     raw = raw.strip()
@@ -62,6 +71,8 @@ def parse(headers):
     return version
 
 
-def version_info():
+def version_info(host_url):
+    """The version object of v1, as both ``/`` and ``/v1`` show it."""
     return {'id': 'v1', 'status': 'CURRENT',
-            'min_version': fmt(MIN_VERSION), 'version': fmt(MAX_VERSION)}
+            'min_version': fmt(MIN_VERSION), 'version': fmt(MAX_VERSION),
+            'links': [{'href': '%s/v1/' % host_url, 'rel': 'self'}]}

@@ -12,7 +12,8 @@
 """baremetal-orch: the all-in-one service.
 
 API and conductor in one process with ``[DEFAULT]rpc_transport = none``;
-by default sqlite, ``noauth`` and the fake driver, on 127.0.0.1. With
+by default sqlite, ``noauth`` and the fake driver (``[DEFAULT]enabled_drivers
+= fake``), on 127.0.0.1. With
 ``--site-dir`` it loads an example site and strategy through its own REST
 API, runs ``deploy_site`` and prints the report (see README.rst).
 """
@@ -25,6 +26,7 @@ from oslo_log import log
 
 from baremetal_orch.api import wsgi_service
 from baremetal_orch.common import exception
+from baremetal_orch.common import extras
 from baremetal_orch.common import launcher
 from baremetal_orch.common import profiler
 from baremetal_orch.conductor import manager as manager_mod
@@ -59,6 +61,8 @@ def _embedded_defaults():
     CONF.set_default('rpc_transport', 'none')
     CONF.set_default('auth_strategy', 'noauth', group='api')
     CONF.set_default('heartbeat_interval', 2, group='conductor')
+    # The demonstration site simulates its nodes.
+    CONF.set_default('enabled_drivers', ['fake'])
 
 
 class AllInOneService(launcher.ProcessService):
@@ -118,6 +122,10 @@ def main(argv=None):
     CONF.register_cli_opts(cli_opts)
     _embedded_defaults()
     service.prepare_service(argv, binary='baremetal-orch')
+    try:
+        extras.check(CONF)
+    except exception.MissingExtra as e:
+        sys.exit('baremetal-orch: %s' % e)
     try:
         migration.upgrade()
     except exception.DatabaseUnavailable as e:

@@ -17,6 +17,8 @@ import sys
 
 from oslo_config import cfg
 
+from baremetal_orch.common import exception
+from baremetal_orch.common import extras
 from baremetal_orch.common import launcher
 from baremetal_orch.common import profiler
 from baremetal_orch.conductor import rpc_service
@@ -30,6 +32,10 @@ def main(argv=None):
     if CONF.rpc_transport == 'none':
         sys.exit('baremetal-orch-conductor needs [DEFAULT]rpc_transport = '
                  'oslo; use baremetal-orch for the all-in-one service.')
+    try:
+        extras.check(CONF)
+    except exception.MissingExtra as e:
+        sys.exit('baremetal-orch-conductor: %s' % e)
     profiler.setup_reports('baremetal-orch-conductor')
     launcher.serve(CONF, rpc_service.ConductorService(CONF.host))
 

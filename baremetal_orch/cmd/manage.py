@@ -29,11 +29,13 @@ database error), 2 a usage error, and 3 to 8 for the refusals of ``node
 move`` (see :mod:`baremetal_orch.conductor.node_move`).
 """
 
+import io
 import sys
 
 from oslo_config import cfg
 from oslo_log import log
 import prettytable
+import yaml
 
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
@@ -143,6 +145,29 @@ def shard_list():
 
 # strategy ------------------------------------------------------------------
 
+def _yaml_syntax_error(path, body):
+    """``<path>, line L, column C: <problem>`` of a YAML syntax error in
+    ``body``, or None when its syntax is fine.
+
+    Only YAML's parser runs (events, nothing constructed): it names the
+    place of the error, which the API's message, about a request body,
+    cannot.
+    """
+    stream = io.StringIO(body.decode('utf-8', 'replace'))
+    stream.name = path
+    try:
+        for _event in yaml.parse(stream, Loader=yaml.SafeLoader):
+            pass
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        problem = ' '.join(p for p in (e.context, e.problem) if p)
+        return '%s, line %d, column %d: %s' % (
+            path, mark.line + 1, mark.column + 1, problem)
+    except yaml.YAMLError as e:
+        return '%s: %s' % (path, e)
+    return None
+
+
 def strategy_validate():
     path = CONF.command.strategy_file
     try:
@@ -155,8 +180,12 @@ def strategy_validate():
         # The API's loader: the same limits (no aliases, bounded nesting).
         document = validation.parse_yaml(body)
     except exception.Invalid as e:
-        _err('%s is neither YAML nor JSON the service accepts: %s'
-             % (path, e.message))
+        where = _yaml_syntax_error(path, body)
+        if where:
+            _err('%s is not valid YAML: %s' % (path, where))
+        else:
+            _err('%s is neither YAML nor JSON the service accepts: %s'
+                 % (path, e.message))
         return EXIT_ERROR
     try:
         strategy = strategy_mod.parse(document)

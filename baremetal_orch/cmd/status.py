@@ -27,6 +27,10 @@ RPC transport                             failure when ``[DEFAULT]
                                           rpc_transport = none`` while more
                                           than one conductor service is
                                           alive
+Enabled drivers                           failure when nodes use a
+                                          provisioning driver that
+                                          ``[DEFAULT]enabled_drivers``
+                                          leaves out
 ========================================  ==================================
 
 Services that are forced down are retired and left out of the shard key
@@ -34,6 +38,7 @@ check. Exit code: 0 success, 1 a warning, 2 a failure, 255 a crash of a
 check (oslo.upgradecheck's codes).
 """
 
+import importlib.metadata
 import os
 import sys
 
@@ -44,6 +49,7 @@ from oslo_upgradecheck import upgradecheck
 from baremetal_orch import conf  # noqa: F401  (registers the options)
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
+from baremetal_orch.drivers import provisioning
 from baremetal_orch import version
 
 CONF = cfg.CONF
@@ -140,11 +146,30 @@ class Checks(upgradecheck.UpgradeCommands):
                       'transport_url, or run a single all-in-one service.'
                       % (len(alive), ', '.join(alive)))
 
+    def _check_enabled_drivers(self):
+        enabled = set(CONF.enabled_drivers)
+        known = sorted(ep.name for ep in importlib.metadata.entry_points(
+            group=provisioning.NAMESPACE))
+        try:
+            used = [name for name in known if name not in enabled
+                    and dbapi.list_nodes(filters={'driver': name}, limit=1)]
+        except Exception as e:
+            return _db_failure(e)
+        if not used:
+            return Result(Code.SUCCESS)
+        return Result(Code.FAILURE, 'Nodes use the provisioning driver(s) '
+                      '%s, which [DEFAULT]enabled_drivers (%s) leaves out: '
+                      'they cannot be updated nor deployed. Add them to '
+                      'enabled_drivers (its default is ironic), or delete '
+                      'those nodes.' % (', '.join(used),
+                                        ', '.join(sorted(enabled))))
+
     _upgrade_checks = (
         ('Database schema', _check_schema),
         ('Ironic peer_list', _check_peer_list),
         ('Shard keys within conductor groups', _check_shard_keys),
         ('RPC transport', _check_rpc_transport),
+        ('Enabled drivers', _check_enabled_drivers),
     )
 
 

@@ -65,6 +65,20 @@ class InvalidParameterValue(Invalid):
     _msg_fmt = '%(reason)s'
 
 
+class DriverNotEnabled(InvalidParameterValue):
+    code = 'baremetal_orch.driver.not_enabled'
+    _msg_fmt = ('The provisioning driver %(driver)s is not enabled: '
+                '[DEFAULT]enabled_drivers = %(enabled)s')
+
+
+class MissingExtra(BaremetalOrchException):
+    """An optional feature is configured without its library."""
+    code = 'baremetal_orch.missing_extra'
+    _msg_fmt = ('%(feature)s needs the Python package %(package)s: install '
+                "baremetal-orch[%(extra)s] (pip install "
+                "'baremetal-orch[%(extra)s]')")
+
+
 class SchemaValidationError(Invalid):
     code = 'baremetal_orch.schema_validation'
     _msg_fmt = 'Invalid %(what)s at %(path)s: %(reason)s'

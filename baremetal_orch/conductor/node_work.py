@@ -291,7 +291,8 @@ class NodeWork:
                     context=context)
             except exception.ProvisioningTimeout:
                 notify.signal(context, deployments.Deployment.get(
-                    context, record.uuid), deployments.FAILED)
+                    context, record.uuid), deployments.FAILED,
+                    component=notify.CONDUCTOR_SERVICE)
                 raise
             if record.status != deployments.COMPLETE:
                 raise exception.ProvisioningFailed(

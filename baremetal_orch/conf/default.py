@@ -24,6 +24,14 @@ opts = [
         ('none', 'direct in-process calls; API and conductor in one process '
                  '(the all-in-one baremetal-orch command)')],
         help='How the API reaches the conductor.'),
+    cfg.ListOpt('enabled_drivers', default=['ironic'],
+                help='Provisioning drivers nodes may use (entry points of '
+                     'baremetal_orch.provisioning.drivers): ironic, fake. '
+                     'Creating or updating a node with another driver is '
+                     'refused (400), and a conductor does not work a node '
+                     'whose driver is not enabled. The all-in-one '
+                     'baremetal-orch enables fake by default, for its '
+                     'demonstration site; fake only simulates nodes.'),
     cfg.StrOpt('rpc_version_cap', choices=[
         ('1.0', 'the first release: admit_action, run_nodes_phase and '
                 'the node calls')],

@@ -18,9 +18,12 @@ never raise: a notification that cannot be sent is logged. When
 ``[DEFAULT]notification_level`` filters a notification out, no payload is
 built at all.
 
-The publisher id is ``<service binary>.<host>``: the services call
-:func:`set_publisher` at start-up; until then it is the conductor's,
-``baremetal-orch-conductor.<[DEFAULT]host>``.
+The publisher id is ``<component>.<host>``, as Ironic's: the component
+that emits the notification, ``baremetal-orch-api`` (CRUD, maintenance, a
+received signal) or ``baremetal-orch-conductor`` (provisioning, consoles,
+actions, groups, labels, a signal timing out), whatever the process; the
+all-in-one names both. The host is the one the service gave
+:func:`set_publisher` at start-up, else ``[DEFAULT]host``.
 """
 
 import contextlib
@@ -54,29 +57,28 @@ _CRUD = {
 
 
 def set_publisher(service_binary, host=None):
-    """Name the service that publishes: ``<service_binary>.<host>``.
+    """Record the process that publishes and its host.
 
-    :param service_binary: ``baremetal-orch-api`` or
-        ``baremetal-orch-conductor`` (the all-in-one process publishes as
-        the conductor; its API requests as well).
+    The publisher id names the component that emits, not the process: the
+    binary is kept for the logs only.
+
+    :param service_binary: the console script of the process.
     :param host: defaults to ``[DEFAULT]host`` when notifications are sent.
     """
     _PUBLISHER['service'] = service_binary
     _PUBLISHER['host'] = host
 
 
-def get_publisher():
-    """The :class:`NotificationPublisher` of this process."""
+def get_publisher(component=CONDUCTOR_SERVICE):
+    """The :class:`NotificationPublisher` of ``component`` here."""
     return notification.NotificationPublisher(
-        service=_PUBLISHER['service'] or CONDUCTOR_SERVICE,
-        host=_PUBLISHER['host'] or CONF.host)
+        service=component, host=_PUBLISHER['host'] or CONF.host)
 
 
-def _publisher_id():
-    """``get_publisher().publisher_id``, without an object."""
-    return notification.publisher_id(
-        _PUBLISHER['service'] or CONDUCTOR_SERVICE,
-        _PUBLISHER['host'] or CONF.host)
+def _publisher_id(component=CONDUCTOR_SERVICE):
+    """``get_publisher(component).publisher_id``, without an object."""
+    return notification.publisher_id(component,
+                                     _PUBLISHER['host'] or CONF.host)
 
 
 def _safe(func):
@@ -91,8 +93,11 @@ def _safe(func):
     return wrapper
 
 
-def _emit(context, cls, obj, action, status, make_payload):
+def _emit(context, component, cls, obj, action, status, make_payload):
     """Build and send one notification, unless its level is filtered out.
+
+    :param component: ``API_SERVICE`` or ``CONDUCTOR_SERVICE``, the one
+        that emits.
 
     :param make_payload: a callable returning the payload, called only when
         the notification will be sent.
@@ -105,7 +110,8 @@ def _emit(context, cls, obj, action, status, make_payload):
                                         status=status)
     if not notification.should_send(level):
         return False
-    return cls(level=level, event_type=event_type, publisher=get_publisher(),
+    return cls(level=level, event_type=event_type,
+               publisher=get_publisher(component),
                payload=make_payload()).emit(context)
 
 
@@ -117,7 +123,7 @@ def _reason(exc):
 def crud(context, resource, action, status, obj, exc=None):
     """baremetal.<node|port|chassis>.<create|update|delete>.<status>."""
     cls, payload_cls = _CRUD[resource]
-    return _emit(context, cls, resource, action, status,
+    return _emit(context, API_SERVICE, cls, resource, action, status,
                  lambda: payload_cls(obj))
 
 
@@ -143,7 +149,7 @@ def provision(context, node, status, prev_state, prev_target, event):
     return notification.emit_primitive(
         context, node_payloads.NodeSetProvisionStateNotification,
         notification.event_type_name('node', 'provision_set', status),
-        notification.level_for(status), _publisher_id(),
+        notification.level_for(status), _publisher_id(CONDUCTOR_SERVICE),
         lambda: node_payloads.NodeSetProvisionStatePayload.primitive_of(
             {'node': node}, {'previous_provision_state': prev_state,
                              'previous_target_provision_state': prev_target,
@@ -153,7 +159,8 @@ def provision(context, node, status, prev_state, prev_target, event):
 @_safe
 def maintenance(context, node, status, exc=None):
     """baremetal.node.maintenance_set.<start|end|error>."""
-    return _emit(context, node_payloads.NodeMaintenanceNotification,
+    return _emit(context, API_SERVICE,
+                 node_payloads.NodeMaintenanceNotification,
                  'node', 'maintenance_set', status,
                  lambda: node_payloads.NodePayload(node))
 
@@ -161,7 +168,8 @@ def maintenance(context, node, status, exc=None):
 @_safe
 def console(context, node, action, status, exc=None):
     """baremetal.node.console_<set|restore>.<start|end|error>."""
-    return _emit(context, node_payloads.NodeConsoleNotification,
+    return _emit(context, CONDUCTOR_SERVICE,
+                 node_payloads.NodeConsoleNotification,
                  'node', 'console_%s' % action, status,
                  lambda: node_payloads.NodePayload(node))
 
@@ -169,7 +177,8 @@ def console(context, node, action, status, exc=None):
 @_safe
 def action(context, action, status, exc=None):
     """baremetal.action.run.<start|end|error>."""
-    return _emit(context, action_payloads.ActionNotification,
+    return _emit(context, CONDUCTOR_SERVICE,
+                 action_payloads.ActionNotification,
                  'action', 'run', status,
                  lambda: action_payloads.ActionPayload(action))
 
@@ -194,7 +203,8 @@ def group(context, action, group, phase, status, report=None):
         and optionally ``critical``, ``nodes``, ``succeeded_nodes``,
         ``failed_nodes``: lists or counts).
     """
-    return _emit(context, action_payloads.DeploymentGroupNotification,
+    return _emit(context, CONDUCTOR_SERVICE,
+                 action_payloads.DeploymentGroupNotification,
                  'deployment_group', phase, status,
                  lambda: action_payloads.DeploymentGroupPayload(
                      action, group, phase,
@@ -202,15 +212,18 @@ def group(context, action, group, phase, status, report=None):
 
 
 @_safe
-def signal(context, deployment, status):
+def signal(context, deployment, status, component=API_SERVICE):
     """baremetal.deployment.signal.<success|end|error>.
 
     :param status: the signal's status, ``IN_PROGRESS`` (success),
         ``COMPLETE`` (end) or ``FAILED`` (error).
+    :param component: the API for a signal received, the conductor for
+        one that timed out.
     """
     status = action_payloads.SIGNAL_STATUSES.get(str(status).upper(),
                                                  status)
-    return _emit(context, action_payloads.DeploymentSignalNotification,
+    return _emit(context, component,
+                 action_payloads.DeploymentSignalNotification,
                  'deployment', 'signal', status,
                  lambda: action_payloads.DeploymentSignalPayload(deployment))
 
@@ -218,7 +231,8 @@ def signal(context, deployment, status):
 @_safe
 def labels(context, action, node, status, diff=None, exc=None):
     """baremetal.node.labels_set.<start|end|error>."""
-    return _emit(context, node_payloads.NodeLabelsNotification,
+    return _emit(context, CONDUCTOR_SERVICE,
+                 node_payloads.NodeLabelsNotification,
                  'node', 'labels_set', status,
                  lambda: node_payloads.NodeLabelsPayload(
                      node, action, diff, _reason(exc)))

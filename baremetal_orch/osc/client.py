@@ -11,7 +11,7 @@
 #    under the License.
 """A small REST client of the baremetal-orch API on keystoneauth1.
 
-Every request carries ``OpenStack-API-Version: baremetal-orch 1.N``;
+Every request carries ``OpenStack-API-Version: baremetal-orchestration 1.N``;
 with ``latest`` the client first reads the API's root document, which lists
 the minimum and maximum microversion of each major version, and asks for
 the maximum. An error answer (an API-SIG document ``{"errors": [{"status",
@@ -27,12 +27,13 @@ import urllib.parse
 from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 from osc_lib import exceptions
+from osc_lib import utils as osc_utils
 
 LOG = logging.getLogger(__name__)
 
 SERVICE_TYPE = 'baremetal-orchestration'
 #: The service name in the ``OpenStack-API-Version`` header.
-HEADER_SERVICE = 'baremetal-orch'
+HEADER_SERVICE = SERVICE_TYPE
 VERSION_HEADER = 'OpenStack-API-Version'
 #: The newest microversion this client knows: 1.LAST_KNOWN_MINOR.
 LAST_KNOWN_MINOR = 0
@@ -260,12 +261,16 @@ class Client:
     def delete(self, path, body=None):
         return self.request('DELETE', path, body=body)
 
-    def list(self, resource, params=None, limit=None, path=None):
+    def list(self, resource, params=None, limit=None, path=None,
+             sort=None):
         """Every item of a collection, following the ``next`` links.
 
         :param resource: the key of the list in the answer (``nodes``).
         :param limit: at most this many items (all when None).
         :param path: the URL path when it is not ``resource``.
+        :param sort: ``--sort``'s ``<key>[:<dir>][,<key>[:<dir>]...]``;
+            the API sorts by the first key (``params`` carries it), the
+            items are then sorted by every key here, as osc-lib does.
         """
         params = dict(params or {})
         if limit:
@@ -278,7 +283,22 @@ class Client:
             if marker is None or (limit and len(items) >= limit):
                 break
             params['marker'] = marker
-        return items[:limit] if limit else items
+        items = items[:limit] if limit else items
+        if sort and ',' in sort:
+            items = sort_items(items, sort)
+        return items
+
+
+def sort_items(items, sort):
+    """``items`` (API documents) sorted by every key of ``sort``.
+
+    osc-lib's sort; a key whose values mix types (a name that is null on
+    some nodes) compares as text.
+    """
+    try:
+        return osc_utils.sort_items(items, sort)
+    except TypeError:
+        return osc_utils.sort_items(items, sort, sort_type=str)
 
 
 def _marker(next_link):

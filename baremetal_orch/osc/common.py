@@ -105,6 +105,38 @@ def label_of(field):
     return ' '.join(words)
 
 
+#: Output formats for scripts: each cell as plain text, never a Python
+#: repr of a list or dict (cliff prints machine_readable() values as such).
+PLAIN_FORMATS = ('value', 'csv')
+
+
+def plain(value):
+    """A cell as ``-f value`` and ``-f csv`` print it: text."""
+    if isinstance(value, cliff_columns.FormattableColumn):
+        value = value.human_readable()
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, sort_keys=True)
+    return value
+
+
+class Lister(command.Lister):
+    """osc-lib's Lister; ``-f value``/``csv`` cells are plain text."""
+
+    def produce_output(self, parsed_args, column_names, data):
+        if parsed_args.formatter in PLAIN_FORMATS:
+            data = [tuple(plain(c) for c in row) for row in data]
+        return super().produce_output(parsed_args, column_names, data)
+
+
+class ShowOne(command.ShowOne):
+    """osc-lib's ShowOne; ``-f value``/``csv`` cells are plain text."""
+
+    def produce_output(self, parsed_args, column_names, data):
+        if parsed_args.formatter in PLAIN_FORMATS:
+            data = tuple(plain(c) for c in data)
+        return super().produce_output(parsed_args, column_names, data)
+
+
 class ListOrShow(command.Lister):
     """A Lister that can show one record instead.
 
@@ -119,8 +151,13 @@ class ListOrShow(command.Lister):
     show_one = False
 
     def produce_output(self, parsed_args, column_names, data):
+        plain_text = parsed_args.formatter in PLAIN_FORMATS
         if not self.show_one:
+            if plain_text:
+                data = [tuple(plain(c) for c in row) for row in data]
             return super().produce_output(parsed_args, column_names, data)
+        if plain_text:
+            data = tuple(plain(c) for c in data)
         column_names, selector = self._generate_columns_and_selector(
             parsed_args, column_names)
         if selector:
@@ -135,7 +172,11 @@ class ListOrShow(command.Lister):
 
 
 def delete_all(cmd, path, what, idents):
-    """Delete each resource; report every failure, then fail once."""
+    """Delete each resource; report every failure, then fail once.
+
+    Each deletion prints ``Deleted <what> <ident>``, as ironicclient's
+    delete commands do.
+    """
     api = client(cmd)
     failures = []
     for ident in idents:
@@ -143,6 +184,8 @@ def delete_all(cmd, path, what, idents):
             api.delete('%s/%s' % (path, ident))
         except exceptions.CommandError as e:
             failures.append('%s: %s' % (ident, e))
+        else:
+            print('Deleted %s %s' % (what, ident), file=cmd.app.stdout)
     if failures:
         raise exceptions.CommandError(
             'Failed to delete %d of %d %s(s):\n%s' % (
@@ -201,13 +244,37 @@ def add_limit(parser, what):
 def add_sort(parser):
     parser.add_argument(
         '--sort', metavar='<key>[:<direction>]',
-        help='Sort by this field, asc or desc (e.g. name:desc).')
+        help='Sort by these fields, comma-separated, each asc (the '
+             'default) or desc, e.g. name:desc,uuid:asc. The API sorts by '
+             'the first; with --limit, the page it answers is then sorted '
+             'by all of them.')
+
+
+def parse_sort(value):
+    """``[(key, direction or None)]`` of ``--sort``.
+
+    :raises: CommandError for an empty key or a direction other than asc
+        or desc, before any request.
+    """
+    keys = []
+    for entry in (value or '').split(','):
+        key, _sep, direction = entry.strip().partition(':')
+        if not key:
+            raise exceptions.CommandError(
+                'Invalid --sort %r: an empty sort key' % value)
+        if _sep and direction not in ('asc', 'desc'):
+            raise exceptions.CommandError(
+                'Invalid --sort %r: %r is not a sort direction of %s; use '
+                'asc or desc' % (value, direction, key))
+        keys.append((key, direction or None))
+    return keys
 
 
 def sort_params(value):
+    """The API's ``sort_key``/``sort_dir``: the first key of ``--sort``."""
     if not value:
         return {}
-    key, _sep, direction = value.partition(':')
+    key, direction = parse_sort(value)[0]
     params = {'sort_key': key}
     if direction:
         params['sort_dir'] = direction
@@ -278,6 +345,15 @@ def require_changes(ops):
 
 
 # --- waiting ---------------------------------------------------------------
+
+def add_wait(parser, until):
+    """``--wait [<time-out>]``, as ironicclient's: ``parsed_args.wait`` is
+    None without it, else the time-out in seconds (0: none)."""
+    parser.add_argument(
+        '--wait', metavar='<time-out>', type=int, nargs='?', const=0,
+        help='Wait until %s. Optionally takes a time-out value in seconds; '
+             'the default, 0, waits indefinitely.' % until)
+
 
 def poll(fetch, done, timeout=None, interval=1.0, sleep=None, clock=None):
     """Call ``fetch()`` until ``done(result)``; return the last result.

@@ -35,6 +35,12 @@ STATUS_COLORS = {
 }
 #: Fill colour of a group whose status is unknown (no report).
 NO_STATUS_COLOR = 'white'
+#: A group that never ran because a group it depends on failed: drawn
+#: apart from the failed groups (light grey, dashed border).
+SKIPPED_REASON = 'dependency_failed'
+SKIPPED_COLOR = 'lightgrey'
+#: Output formats by file suffix: DOT text itself, or rendered by dot.
+RENDERED_FORMATS = ('svg', 'png')
 
 
 def quote(text):
@@ -73,19 +79,28 @@ def to_dot(document, report=None):
             label.append('critical')
             attrs += ['penwidth=2', 'peripheries=2']
         entry = statuses.get(group['name'])
+        style = None
         if entry is not None:
             status = entry.get('status')
             nodes = entry.get('nodes') or []
+            skipped = (status == 'failed'
+                       and entry.get('reason') == SKIPPED_REASON)
             label.append('%s: %d/%d nodes' % (
-                status, len(entry.get('succeeded_nodes') or []),
-                len(nodes)))
+                'skipped' if skipped else status,
+                len(entry.get('succeeded_nodes') or []), len(nodes)))
             if entry.get('reason'):
                 label.append(entry['reason'])
-            color = STATUS_COLORS.get(status, NO_STATUS_COLOR)
+            if skipped:
+                color = SKIPPED_COLOR
+                style = 'rounded,filled,dashed'
+            else:
+                color = STATUS_COLORS.get(status, NO_STATUS_COLOR)
         else:
             color = NO_STATUS_COLOR
         attrs = ['label=%s' % quote('\n'.join(label)).replace('\n', '\\n'),
                  'fillcolor=%s' % quote(color)] + attrs
+        if style:
+            attrs.append('style=%s' % quote(style))
         lines.append('  %s [%s];' % (quote(group['name']), ', '.join(attrs)))
     for dep, group in edges_of(document):
         lines.append('  %s -> %s;' % (quote(dep), quote(group)))
@@ -94,16 +109,22 @@ def to_dot(document, report=None):
 
 
 def to_svg(dot_text, dot_binary='dot'):
-    """Render DOT text to SVG bytes with Graphviz.
+    """Render DOT text to SVG bytes with Graphviz (see :func:`render`)."""
+    return render(dot_text, 'svg', dot_binary)
+
+
+def render(dot_text, fmt, dot_binary='dot'):
+    """Render DOT text to ``fmt`` (svg, png) bytes with Graphviz.
 
     :raises: CommandError when Graphviz is not installed or fails.
     """
     binary = shutil.which(dot_binary)
     if binary is None:
         raise exceptions.CommandError(
-            'Graphviz "dot" is not installed: write a .dot file instead, or '
-            'install graphviz to get SVG')
-    proc = subprocess.run([binary, '-Tsvg'], input=dot_text.encode(),
+            'Graphviz "dot" is not installed, and a .%s file is drawn by '
+            'it: install graphviz (Debian/Ubuntu: apt install graphviz), or '
+            'write a .dot file' % fmt)
+    proc = subprocess.run([binary, '-T%s' % fmt], input=dot_text.encode(),
                           capture_output=True, check=False)
     if proc.returncode != 0:
         raise exceptions.CommandError(

@@ -18,7 +18,7 @@ Registered under the ``openstack.cli.extension`` entry point group as
 takes ``1`` (the newest microversion this client knows, the default),
 ``1.N`` or ``latest`` (the newest the server offers: its root document
 lists the minimum and maximum); it is sent as ``OpenStack-API-Version:
-baremetal-orch 1.N``.
+baremetal-orchestration 1.N``.
 
 Works with a Keystone session (the endpoint of the service type
 ``baremetal-orchestration`` comes from the catalog, or from

@@ -45,6 +45,10 @@ class Progress:
     #: ``(group, phase, nodes done in the phase, nodes in the phase)`` of
     #: each running group; phase and counts are None without a tree.
     current: tuple = ()
+    #: Nodes whose every group ended without them (a skipped group's, or
+    #: a group that failed before reaching them): never deployed, so not
+    #: counted as done.
+    nodes_not_started: int = 0
 
 
 def _walk(task):
@@ -80,12 +84,14 @@ def summarize(action, tree=None):
                 node_groups.setdefault(node, set()).add(name)
         nodes = report.get('nodes') or {}
         names = set(nodes) | set(node_groups)
-        # A node is done when its status is final, or when every group
-        # that lists it ended without it (a skipped group's nodes).
-        nodes_done = sum(1 for n in names
-                         if nodes.get(n) in NODE_DONE
-                         or (node_groups.get(n)
-                             and node_groups[n] <= done_groups))
+        # A node is done when its status is final. One whose every group
+        # ended without it (a skipped group's nodes) is not started: it
+        # is counted apart, not as done.
+        nodes_done = sum(1 for n in names if nodes.get(n) in NODE_DONE)
+        not_started = sum(1 for n in names
+                          if nodes.get(n) not in NODE_DONE
+                          and node_groups.get(n)
+                          and node_groups[n] <= done_groups)
         running = [g for g in (report.get('order') or sorted(groups))
                    if groups.get(g, {}).get('status') == 'running']
         tasks = {}
@@ -97,7 +103,7 @@ def summarize(action, tree=None):
                     else (None, None, None)) for g in running)
         return Progress(action.get('state'), action.get('result'),
                         len(done_groups), len(groups), nodes_done,
-                        len(names), current)
+                        len(names), current, not_started)
     # update_labels (and a site action before its first report): count
     # the node tasks of the tree.
     node_tasks = [t for t in _walk(tree or {}) if t.get('kind') == 'node']
@@ -138,7 +144,8 @@ def format_line(progress, elapsed=None):
     """One status line of the progress.
 
     ``running | groups 1/5 | nodes 4/16 | current: control-nodes (deploy
-    2/4) | elapsed 0:07``
+    2/4) | elapsed 0:07``; on a failed action ``failed (failed) | groups
+    5/5 | nodes 4/16 (12 not started) | ...``
     """
     state = progress.state or '?'
     if progress.result:
@@ -147,8 +154,10 @@ def format_line(progress, elapsed=None):
     if progress.groups_total:
         parts.append('groups %d/%d' % (progress.groups_done,
                                        progress.groups_total))
-    parts.append('nodes %d/%d' % (progress.nodes_done,
-                                  progress.nodes_total))
+    nodes = 'nodes %d/%d' % (progress.nodes_done, progress.nodes_total)
+    if progress.nodes_not_started:
+        nodes += ' (%d not started)' % progress.nodes_not_started
+    parts.append(nodes)
     if progress.groups_total:
         parts.append('current: %s' % format_current(progress))
     if elapsed is not None:

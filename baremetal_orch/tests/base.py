@@ -30,6 +30,8 @@ class TestCase(base.BaseTestCase):
         super().setUp()
         self.cfg_fixture = self.useFixture(config_fixture.Config(CONF))
         CONF([], project='baremetal_orch', default_config_files=[])
+        # Tests make fake nodes as the all-in-one does, and ironic ones.
+        self.config(enabled_drivers=['fake', 'ironic'])
 
     def wait_for(self, predicate, timeout=120, interval=0.05):
         """Poll until predicate() is true (not a timing assertion: the

@@ -13,8 +13,8 @@
 
 :class:`BaremetalOrchClient` speaks the baremetal_orch v1 API (found in the
 catalog as ``baremetal-orchestration``), asking for a microversion with
-``OpenStack-API-Version: baremetal-orch 1.N``. :class:`IronicClient` is the
-little of Ironic's API the scenario needs (nodes and their states), to
+``OpenStack-API-Version: baremetal-orchestration 1.N``. :class:`IronicClient`
+is the little of Ironic's API the scenario needs (nodes and their states), to
 prepare what the service then deploys.
 
 Every call returns ``(resp, body)``; errors raise tempest's exceptions
@@ -30,7 +30,7 @@ from tempest.lib.common import rest_client
 from tempest.lib import exceptions as lib_exc
 
 MICROVERSION_HEADER = 'OpenStack-API-Version'
-SERVICE_TYPE = 'baremetal-orch'
+SERVICE_TYPE = 'baremetal-orchestration'
 #: States an action ends in.
 ACTION_DONE = ('complete', 'failed', 'cancelled')
 

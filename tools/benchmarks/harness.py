@@ -105,6 +105,7 @@ class Service:
         service.prepare_service([], binary='baremetal-orch')
         CONF.set_override('rpc_transport', 'none')
         CONF.set_override('host', 'bench')
+        CONF.set_override('enabled_drivers', ['fake', 'ironic'])
         CONF.set_override('connection', connection or 'sqlite:///%s' %
                           os.path.join(self.tmp, 'bench.sqlite'),
                           group='database')

@@ -18,13 +18,6 @@ from baremetal_orch.api.controllers import v1
 from baremetal_orch.api import microversion
 
 
-def _version():
-    info = microversion.version_info()
-    info['links'] = [{'href': '%s/v1/' % pecan.request.host_url,
-                      'rel': 'self'}]
-    return info
-
-
 class RootController(rest.RestController):
     v1 = v1.V1Controller()
 
@@ -33,5 +26,7 @@ class RootController(rest.RestController):
         return {'name': 'OpenStack Bare Metal Orchestration API',
                 'description': 'Declarative, shard-aware deployment of '
                                'bare-metal fleets through Ironic.',
-                'default_version': _version(),
-                'versions': [_version()]}
+                'default_version': microversion.version_info(
+                    pecan.request.host_url),
+                'versions': [microversion.version_info(
+                    pecan.request.host_url)]}

@@ -16,6 +16,7 @@ from stevedore import driver as stevedore_driver
 from stevedore import exception as stevedore_exception
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import extras
 
 CONF = cfg.CONF
 
@@ -33,6 +34,9 @@ def get_driver(name=None):
     :raises: InvalidParameterValue when no such driver exists.
     """
     name = name or CONF.labels.driver
+    if name in extras.LABEL_DRIVERS:
+        extras.check_extra(extras.LABEL_DRIVERS[name],
+                           'The %s label driver' % name)
     try:
         manager = stevedore_driver.DriverManager(
             NAMESPACE, name, invoke_on_load=True)

@@ -13,17 +13,33 @@
 
 import threading
 
+from oslo_config import cfg
 from stevedore import driver as stevedore_driver
 
 from baremetal_orch.common import exception
+
+CONF = cfg.CONF
 
 NAMESPACE = 'baremetal_orch.provisioning.drivers'
 _DRIVERS = {}
 _LOCK = threading.Lock()
 
 
+def check_enabled(name):
+    """:raises: DriverNotEnabled (400) unless ``name`` is in
+        ``[DEFAULT]enabled_drivers``."""
+    if name not in CONF.enabled_drivers:
+        raise exception.DriverNotEnabled(
+            driver=name, enabled=','.join(CONF.enabled_drivers) or '(none)')
+
+
 def get_driver(name):
-    """The (shared) provisioning driver ``name``."""
+    """The (shared) provisioning driver ``name``, if it is enabled.
+
+    :raises: DriverNotEnabled when ``[DEFAULT]enabled_drivers`` leaves it
+        out; InvalidParameterValue when no such driver exists.
+    """
+    check_enabled(name)
     with _LOCK:
         if name not in _DRIVERS:
             try:

@@ -11,10 +11,10 @@
 #    under the License.
 """``openstack baremetal orch action ...``: site and label actions."""
 
+import argparse
 import logging
 import sys
 
-from osc_lib.command import command
 from osc_lib import exceptions
 
 from baremetal_orch.osc import client as client_mod
@@ -110,14 +110,13 @@ class CreateAction(common.ListOrShow):
             '--dry-run', action='store_true',
             help='Show the plan of a site action: groups, their nodes, '
                  'overlaps; start nothing.')
-        parser.add_argument(
-            '--wait', action='store_true',
-            help='Follow the action (progress on stderr) until it ends, '
-                 'then show its report.')
-        parser.add_argument(
-            '--timeout', metavar='<seconds>', type=int,
-            help='With --wait: give up after this many seconds (the '
-                 'action goes on).')
+        common.add_wait(parser, 'the action ends, following it (progress '
+                                'on stderr), then show its report; after '
+                                'the time-out the action goes on')
+        # The former ``--wait --timeout N``: ``--wait N`` now, as in every
+        # command of the plugin.
+        parser.add_argument('--timeout', metavar='<seconds>', type=int,
+                            help=argparse.SUPPRESS)
         parser.add_argument(
             '--poll-interval', metavar='<seconds>', type=float, default=1.0,
             help='With --wait: seconds between polls (default 1).')
@@ -145,8 +144,14 @@ class CreateAction(common.ListOrShow):
                 raise exceptions.CommandError(
                     'update_labels needs at least one --target-node')
             body['parameters'] = {'target_nodes': parsed_args.target_nodes}
+        if parsed_args.timeout is not None:
+            if parsed_args.wait is None:
+                raise exceptions.CommandError(
+                    '--timeout goes with --wait; give --wait %d instead'
+                    % parsed_args.timeout)
+            parsed_args.wait = parsed_args.timeout
         if parsed_args.dry_run:
-            if parsed_args.wait:
+            if parsed_args.wait is not None:
                 raise exceptions.CommandError(
                     '--dry-run and --wait do not go together')
             body['dry_run'] = True
@@ -157,7 +162,7 @@ class CreateAction(common.ListOrShow):
         result = api.post('actions', self.body(parsed_args))
         if parsed_args.dry_run:
             return plan_rows(result.get('plan') or {})
-        if not parsed_args.wait:
+        if parsed_args.wait is None:
             self.show_one = True
             return show_action(result)
         stderr = getattr(self.app, 'stderr', sys.stderr)
@@ -166,7 +171,7 @@ class CreateAction(common.ListOrShow):
             action = progress.watch(api, result['uuid'],
                                     progress.Display(stderr),
                                     interval=parsed_args.poll_interval,
-                                    timeout=parsed_args.timeout)
+                                    timeout=parsed_args.wait or None)
         except TimeoutError as e:
             raise exceptions.CommandError(
                 '%s; follow it with: openstack baremetal orch action show '
@@ -181,7 +186,7 @@ class CreateAction(common.ListOrShow):
         return 1 if self.failed else status
 
 
-class ListAction(command.Lister):
+class ListAction(common.Lister):
     """List actions."""
 
     def get_parser(self, prog_name):
@@ -201,7 +206,8 @@ class ListAction(command.Lister):
         params = common.list_params(parsed_args, state=parsed_args.state,
                                     name=parsed_args.name)
         items = common.client(self).list('actions', params,
-                                         limit=parsed_args.limit)
+                                         limit=parsed_args.limit,
+                                         sort=parsed_args.sort)
         return common.rows(items, LONG_COLUMNS if parsed_args.long
                            else LIST_COLUMNS)
 

@@ -28,7 +28,7 @@ def _add_extra(parser):
         help='Extra data; repeat for more.')
 
 
-class CreateChassis(command.ShowOne):
+class CreateChassis(common.ShowOne):
     """Create a chassis."""
 
     def get_parser(self, prog_name):
@@ -47,7 +47,7 @@ class CreateChassis(command.ShowOne):
         return common.show(common.client(self).post('chassis', body), FIELDS)
 
 
-class ListChassis(command.Lister):
+class ListChassis(common.Lister):
     """List chassis."""
 
     def get_parser(self, prog_name):
@@ -61,14 +61,15 @@ class ListChassis(command.Lister):
     def take_action(self, parsed_args):
         items = common.client(self).list(
             'chassis', common.list_params(parsed_args),
-            limit=parsed_args.limit)
+            limit=parsed_args.limit,
+            sort=parsed_args.sort)
         columns = LIST_COLUMNS
         if parsed_args.long:
             columns = tuple((f, common.label_of(f)) for f in FIELDS)
         return common.rows(items, columns)
 
 
-class ShowChassis(command.ShowOne):
+class ShowChassis(common.ShowOne):
     """Show a chassis."""
 
     def get_parser(self, prog_name):

@@ -11,7 +11,6 @@
 #    under the License.
 """``openstack baremetal orch deployment ...``: node deployment records."""
 
-from osc_lib.command import command
 
 from baremetal_orch.osc import common
 
@@ -26,7 +25,7 @@ LONG_COLUMNS = LIST_COLUMNS + (
     ('created_at', 'Created At'), ('updated_at', 'Updated At'))
 
 
-class ListDeployment(command.Lister):
+class ListDeployment(common.Lister):
     """List node deployment records."""
 
     def get_parser(self, prog_name):
@@ -53,12 +52,13 @@ class ListDeployment(command.Lister):
         params = common.list_params(parsed_args, node_uuid=node,
                                     action_uuid=parsed_args.action,
                                     status=parsed_args.status)
-        items = api.list('deployments', params, limit=parsed_args.limit)
+        items = api.list('deployments', params, limit=parsed_args.limit,
+                         sort=parsed_args.sort)
         return common.rows(items, LONG_COLUMNS if parsed_args.long
                            else LIST_COLUMNS)
 
 
-class ShowDeployment(command.ShowOne):
+class ShowDeployment(common.ShowOne):
     """Show a node deployment record (never its token)."""
 
     def get_parser(self, prog_name):

@@ -11,7 +11,6 @@
 #    under the License.
 """``openstack baremetal orch event list``: what happened, oldest first."""
 
-from osc_lib.command import command
 
 from baremetal_orch.osc import common
 
@@ -22,7 +21,7 @@ LONG_COLUMNS = (('uuid', 'UUID'),) + LIST_COLUMNS + (
     ('details', 'Details'),)
 
 
-class ListEvent(command.Lister):
+class ListEvent(common.Lister):
     """List events of nodes and actions."""
 
     def get_parser(self, prog_name):
@@ -52,6 +51,7 @@ class ListEvent(command.Lister):
         params = common.list_params(parsed_args, resource_uuid=resource,
                                     action_uuid=parsed_args.action,
                                     event_type=parsed_args.event_type)
-        items = api.list('events', params, limit=parsed_args.limit)
+        items = api.list('events', params, limit=parsed_args.limit,
+                         sort=parsed_args.sort)
         return common.rows(items, LONG_COLUMNS if parsed_args.long
                            else LIST_COLUMNS)

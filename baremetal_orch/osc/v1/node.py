@@ -70,14 +70,16 @@ def _metavar(field):
     return '<%s>' % field.replace('_', '-')
 
 
-class CreateNode(command.ShowOne):
+class CreateNode(common.ShowOne):
     """Enroll a node."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('--driver', default='fake',
-                            choices=('fake', 'ironic'),
-                            help='Provisioning driver (default: fake).')
+        # Required, as ironicclient's: the service refuses a driver that
+        # [DEFAULT]enabled_drivers leaves out, and says which it enables.
+        parser.add_argument('--driver', metavar='<driver>', required=True,
+                            help='Provisioning driver of the node: ironic, '
+                                 'or fake where the service enables it.')
         parser.add_argument('--uuid', metavar='<uuid>',
                             help='UUID of the node (default: generated).')
         for option, field in SCALARS:
@@ -106,7 +108,7 @@ class CreateNode(command.ShowOne):
         return common.show(node, FIELDS)
 
 
-class ListNode(command.Lister):
+class ListNode(common.Lister):
     """List nodes."""
 
     def get_parser(self, prog_name):
@@ -178,11 +180,12 @@ class ListNode(command.Lister):
         else:
             columns = LIST_COLUMNS
         nodes = common.client(self).list('nodes', params,
-                                         limit=parsed_args.limit)
+                                         limit=parsed_args.limit,
+                                         sort=parsed_args.sort)
         return common.rows(nodes, columns)
 
 
-class ShowNode(command.ShowOne):
+class ShowNode(common.ShowOne):
     """Show a node."""
 
     def get_parser(self, prog_name):
@@ -310,7 +313,7 @@ def criterion_in(value):
     return close[0] if close else None
 
 
-def parse_selector(text):
+def parse_selector(text, allow_empty=False):
     """One ``--selector`` as a selector object.
 
     JSON (``{"node_tags": ["control"]}``) or
@@ -320,6 +323,10 @@ def parse_selector(text):
     rack_names=rack01`` would otherwise select every compute node, with
     ``rack_names=rack01`` taken for a tag. (The JSON form takes any value
     as it is.)
+
+    An empty criterion (``node_tags=``, as an unset shell variable gives)
+    places no constraint, so it would select every node: it is refused
+    unless ``allow_empty`` (``--all``), as is a selector with no criterion.
 
     :raises: CommandError naming the part and showing the syntax.
     """
@@ -359,10 +366,21 @@ def parse_selector(text):
                     'can be given in the JSON form.'
                     % (text, value, other, key, SELECTOR_SYNTAX % fixed))
             selector[key].append(value)
+        if not selector[key] and not allow_empty:
+            raise exceptions.CommandError(
+                'Invalid selector %r: %s has no value, which places no '
+                'constraint and selects every node (an empty shell '
+                'variable?). Give a value, or --all to select every node.'
+                % (text, key))
+    if not selector and not allow_empty:
+        raise exceptions.CommandError(
+            'Invalid selector %r: no criterion, which selects every node. '
+            '%s, or --all to select every node.'
+            % (text, SELECTOR_SYNTAX % SELECTOR_EXAMPLE))
     return selector
 
 
-class FilterNode(command.Lister):
+class FilterNode(common.Lister):
     """Names of the nodes a list of selectors picks.
 
     The union of the selectors; no selector picks every node.
@@ -378,10 +396,17 @@ class FilterNode(command.Lister):
                  'criterion separated by "," and OR-ed; node_labels values '
                  'are key:value; quote it for the shell) or a JSON object. '
                  'Repeat for the union of several selectors.')
+        parser.add_argument(
+            '--all', action='store_true', dest='allow_all',
+            help='Accept a selector or criterion with no value (it places '
+                 'no constraint: every node); refused without --all, as '
+                 'an empty value typed on the command line is usually an '
+                 'unset variable.')
         return parser
 
     def take_action(self, parsed_args):
-        selectors = [parse_selector(s) for s in parsed_args.selectors]
+        selectors = [parse_selector(s, parsed_args.allow_all)
+                     for s in parsed_args.selectors]
         result = common.client(self).post('nodes/filter',
                                           {'selectors': selectors})
         return ('Name',), [(n,) for n in result.get('node_names', [])]

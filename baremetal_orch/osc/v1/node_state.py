@@ -33,10 +33,8 @@ class _ProvisionCommand(command.Command):
         parser = super().get_parser(prog_name)
         parser.add_argument('nodes', metavar='<node>', nargs='+',
                             help='Names or UUIDs of the nodes.')
-        parser.add_argument(
-            '--wait', metavar='<seconds>', type=int, nargs='?', const=0,
-            help='Wait until every node is %s (or failed); an optional '
-                 'timeout in seconds, none by default.' % self.STABLE)
+        common.add_wait(parser, 'every node is %s (or failed)'
+                        % self.STABLE)
         return parser
 
     def take_action(self, parsed_args):

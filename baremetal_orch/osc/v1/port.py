@@ -47,7 +47,7 @@ def _add_options(parser, creating):
         help='Extra data; repeat for more.')
 
 
-class CreatePort(command.ShowOne):
+class CreatePort(common.ShowOne):
     """Create a port."""
 
     def get_parser(self, prog_name):
@@ -70,7 +70,7 @@ class CreatePort(command.ShowOne):
         return common.show(api.post('ports', body), FIELDS)
 
 
-class ListPort(command.Lister):
+class ListPort(common.Lister):
     """List ports."""
 
     def get_parser(self, prog_name):
@@ -89,12 +89,13 @@ class ListPort(command.Lister):
         params = common.list_params(parsed_args, node=parsed_args.node,
                                     address=parsed_args.address)
         ports = common.client(self).list('ports', params,
-                                         limit=parsed_args.limit)
+                                         limit=parsed_args.limit,
+                                         sort=parsed_args.sort)
         return common.rows(ports, LONG_COLUMNS if parsed_args.long
                            else LIST_COLUMNS)
 
 
-class ShowPort(command.ShowOne):
+class ShowPort(common.ShowOne):
     """Show a port."""
 
     def get_parser(self, prog_name):

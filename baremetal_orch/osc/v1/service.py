@@ -21,7 +21,7 @@ SERVICE_COLUMNS = (('host', 'Host'), ('shard_key', 'Shard Key'),
                    ('disabled', 'Disabled'))
 
 
-class ListService(command.Lister):
+class ListService(common.Lister):
     """List conductor services.
 
     Shard, conductor group, alive, forced down, disabled.

@@ -11,14 +11,13 @@
 #    under the License.
 """``openstack baremetal orch shard list``: the shards of the nodes."""
 
-from osc_lib.command import command
 
 from baremetal_orch.osc import common
 
 SHARD_COLUMNS = (('name', 'Name'), ('count', 'Count'))
 
 
-class ListShard(command.Lister):
+class ListShard(common.Lister):
     """List the shards of the nodes with their node counts."""
 
     def take_action(self, parsed_args):

@@ -11,6 +11,7 @@
 #    under the License.
 """``openstack baremetal orch strategy ...``: deployment strategies."""
 
+import os
 import sys
 
 from cliff import columns as cliff_columns
@@ -51,7 +52,7 @@ def _show(doc):
     return columns, values
 
 
-class CreateStrategy(command.ShowOne):
+class CreateStrategy(common.ShowOne):
     """Create a deployment strategy from a YAML (or JSON) file."""
 
     def get_parser(self, prog_name):
@@ -68,7 +69,7 @@ class CreateStrategy(command.ShowOne):
         return _show(doc)
 
 
-class ValidateStrategy(command.ShowOne):
+class ValidateStrategy(common.ShowOne):
     """Validate a deployment strategy file without storing it."""
 
     def get_parser(self, prog_name):
@@ -85,7 +86,7 @@ class ValidateStrategy(command.ShowOne):
         return common.show(result, ('valid', 'name', 'order'))
 
 
-class ListStrategy(command.Lister):
+class ListStrategy(common.Lister):
     """List deployment strategies."""
 
     def get_parser(self, prog_name):
@@ -97,13 +98,14 @@ class ListStrategy(command.Lister):
     def take_action(self, parsed_args):
         items = common.client(self).list('deployment_strategies',
                                          common.list_params(parsed_args),
-                                         limit=parsed_args.limit)
+                                         limit=parsed_args.limit,
+                                         sort=parsed_args.sort)
         rows = [(s['name'], len(graph.groups_of(s.get('document'))),
                  s.get('created_at'), s.get('updated_at')) for s in items]
         return ('Name', 'Groups', 'Created At', 'Updated At'), rows
 
 
-class ShowStrategy(command.ShowOne):
+class ShowStrategy(common.ShowOne):
     """Show a deployment strategy."""
 
     def get_parser(self, prog_name):
@@ -131,13 +133,33 @@ class DeleteStrategy(command.Command):
                           parsed_args.names)
 
 
+#: ``--output`` suffixes that get DOT text.
+DOT_SUFFIXES = ('dot', 'gv')
+
+
+def output_format(path):
+    """``dot``, ``svg`` or ``png``: what ``path``'s suffix names.
+
+    :raises: CommandError for any other suffix (nothing is written).
+    """
+    suffix = os.path.splitext(path)[1].lower().lstrip('.')
+    if suffix in DOT_SUFFIXES:
+        return 'dot'
+    if suffix in graph.RENDERED_FORMATS:
+        return suffix
+    raise exceptions.CommandError(
+        'Cannot tell the format of --output %s from its suffix: use .dot '
+        'or .gv (DOT text), .svg or .png (drawn by Graphviz)' % path)
+
+
 class GraphStrategy(command.Command):
-    """The group DAG of a strategy in Graphviz DOT (or SVG).
+    """The group DAG of a strategy in Graphviz DOT (or SVG, PNG).
 
     Boxes are groups (critical ones bold), arrows go from a dependency to
     the group that depends on it. With --action the groups are coloured by
     their status in that action: success green, failed red, running
-    yellow, pending grey.
+    yellow, pending grey; a group skipped because a dependency failed is
+    light grey with a dashed border.
     """
 
     def get_parser(self, prog_name):
@@ -149,11 +171,14 @@ class GraphStrategy(command.Command):
                                  'this action.')
         parser.add_argument(
             '--output', metavar='<file>',
-            help='Write to this file instead of stdout: DOT, or SVG when '
-                 'the name ends with .svg (needs Graphviz "dot").')
+            help='Write to this file instead of stdout, in the format its '
+                 'suffix names: .dot or .gv (DOT text), .svg or .png '
+                 '(drawn by Graphviz "dot", which must be installed).')
         return parser
 
     def take_action(self, parsed_args):
+        output = parsed_args.output
+        fmt = output_format(output) if output else None
         api = common.client(self)
         strategy = api.get('deployment_strategies/%s' % parsed_args.name)
         report = None
@@ -161,9 +186,8 @@ class GraphStrategy(command.Command):
             action = api.get('actions/%s' % parsed_args.action)
             report = action.get('report') or {}
         text = graph.to_dot(strategy.get('document') or {}, report)
-        output = parsed_args.output
-        if output and output.lower().endswith('.svg'):
-            data = graph.to_svg(text)
+        if fmt in graph.RENDERED_FORMATS:
+            data = graph.render(text, fmt)
         else:
             data = text.encode()
         if not output:

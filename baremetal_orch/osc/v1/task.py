@@ -56,8 +56,9 @@ NESTED_FORMATS = ('json', 'yaml')
 class ShowTask(common.ListOrShow):
     """Show a task, or with --tree the task and all its subtasks.
 
-    With --tree the table draws the tree; -f json and -f yaml give the
-    API's nested tree (each task with its ``subtasks``).
+    With --tree the table draws the tree (-f value and -f csv give each
+    task's plain name); -f json and -f yaml give the API's nested tree
+    (each task with its ``subtasks``).
     """
 
     def get_parser(self, prog_name):
@@ -85,7 +86,11 @@ class ShowTask(common.ListOrShow):
             self.show_one = True
             return common.show(tree, [f for f in tree if f != 'links'])
         rows = []
+        plain_text = parsed_args.formatter in common.PLAIN_FORMATS
         for label, task in tree_rows(tree):
+            if plain_text:
+                # Scripts get the task's name, not the tree's drawing.
+                label = task.get('name') or task.get('uuid')
             row = (label, task.get('kind'), task.get('status'),
                    task.get('reason') or '', task.get('started_at') or '',
                    task.get('finished_at') or '')

@@ -129,7 +129,10 @@ class Client:
 
 def base_sections(tmp, port, connection, **extra):
     sections = {
-        'DEFAULT': {'debug': 'false'},
+        # The tests simulate nodes with the fake driver and drive real
+        # Ironic with the ironic one: both are enabled on purpose (a
+        # split service's default enables ironic only).
+        'DEFAULT': {'debug': 'false', 'enabled_drivers': 'fake,ironic'},
         'api': {'host_ip': '127.0.0.1', 'port': port,
                 'auth_strategy': 'noauth'},
         'database': {'connection': connection},

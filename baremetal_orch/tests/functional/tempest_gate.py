@@ -168,6 +168,7 @@ class Deployment(fixtures.Fixture):
         sections = services.base_sections(
             self.workdir, port, self.db.url,
             DEFAULT={'host': 'tempest-conductor', 'rpc_transport': 'oslo',
+                     'enabled_drivers': 'fake,ironic',
                      'transport_url': self.rabbit.transport_url,
                      'rpc_response_timeout': 30},
             api={'auth_strategy': 'keystone',

@@ -35,7 +35,7 @@ class TestLogDriver(base.FunctionalTestCase):
         conf = services.write_config(
             os.path.join(tmp, 'aio.conf'), services.base_sections(
                 tmp, port, 'sqlite:///%s' % os.path.join(tmp, 'aio.sqlite'),
-                DEFAULT={'notification_level': 'info',
+                DEFAULT={'host': 'aio', 'notification_level': 'info',
                          'notification_sender': sender,
                          'log_file': self.log_file},
                 oslo_messaging_notifications={'driver': 'log'}))
@@ -79,6 +79,14 @@ class TestLogDriver(base.FunctionalTestCase):
         client.wait_for(logged, timeout=60)
         found = self.notifications()
         self.assertTrue(all(level == 'INFO' for _p, level, _e, _m in found))
+        # The publisher names the component that emits, as in split mode
+        # (a listener filtering on baremetal-orch-conductor.* gets the
+        # conductor's), not the all-in-one process.
+        publishers = {e: m['publisher_id'] for _p, _l, e, m in found}
+        self.assertEqual('baremetal-orch-api.aio',
+                         publishers['baremetal.node.create.end'])
+        self.assertEqual('baremetal-orch-conductor.aio',
+                         publishers['baremetal.node.provision_set.end'])
         with open(self.log_file) as f:
             self.assertNotIn(SECRET, f.read())
         return {pid for pid, _l, _e, _m in found}

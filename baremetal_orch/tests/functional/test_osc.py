@@ -136,7 +136,8 @@ class CLITestCase(base.FunctionalTestCase):
             if node['name'] in failures:
                 info['fake_fail_phase'] = failures[node['name']]
             if node['name'] in via_cli:
-                argv = ['node', 'create', '--name', node['name'],
+                argv = ['node', 'create', '--driver', 'fake',
+                        '--name', node['name'],
                         '--rack-name', node['rack_name']]
                 for tag in node['tags']:
                     argv += ['--tag', tag]
@@ -320,7 +321,7 @@ class TestWithoutKeystone(CLITestCase):
                      'env': {'OS_BAREMETAL_ORCH_API_VERSION': 'latest'}}):
             run = self.cli('shard', 'list', '-f', 'json', **how)
             self.assertEqual([], json.loads(run.stdout), how)
-            self.assertIn('OpenStack-API-Version: baremetal-orch %s'
+            self.assertIn('OpenStack-API-Version: baremetal-orchestration %s'
                           % maximum, run.stderr)
             self.assertIn('using %s' % maximum, run.stderr)
 
@@ -355,7 +356,8 @@ class TestWithKeystone(CLITestCase):
                 '--os-interface', 'public']
 
     def test_catalog_and_policy(self):
-        doc = self.cli_json('node', 'create', '--name', 'ks-cli-1')
+        doc = self.cli_json('node', 'create', '--driver', 'fake',
+                            '--name', 'ks-cli-1')
         self.assertEqual('ks-cli-1', doc['name'])
         self.assertEqual(['ks-cli-1'],
                          [n['Name'] for n in self.cli_json('node', 'list')])
@@ -367,7 +369,8 @@ class TestWithKeystone(CLITestCase):
         reader = 'reader-%s' % uuid.uuid4().hex[:8]
         self.keystone.create_user(reader, password, system_roles=['reader'])
         self.user = (reader, password)
-        denied = self.cli('node', 'create', '--name', 'nope', status=1)
+        denied = self.cli('node', 'create', '--driver', 'fake',
+                          '--name', 'nope', status=1)
         self.assertIn('HTTP 403', denied.stderr)
         self.assertEqual(['ks-cli-1'],
                          [n['Name'] for n in self.cli_json('node', 'list')])

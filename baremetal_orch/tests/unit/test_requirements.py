@@ -39,6 +39,9 @@ NOT_IMPORTED = {
     'kazoo': "taskflow's ZooKeeper jobboard "
              "([taskflow]jobboard_backend_driver)",
 }
+#: The optional drivers' libraries: setup.cfg extras, not requirements.
+EXTRAS = {'kubernetes': {'kubernetes'}, 'redis': {'redis'},
+          'zookeeper': {'kazoo'}}
 #: Test requirements used without an import, and why.
 TEST_NOT_IMPORTED = {
     'coverage': 'tox -e cover runs it',
@@ -54,13 +57,25 @@ def canonical(name):
 
 
 def requirement_names(filename):
-    names = set()
     with open(os.path.join(REPO, filename)) as f:
-        for line in f:
-            line = line.split('#')[0].strip()
-            if line:
-                names.add(canonical(re.split(r'[<>=!;\[ ]', line)[0]))
+        return _names(f)
+
+
+def _names(lines):
+    names = set()
+    for line in lines:
+        line = line.split('#')[0].strip()
+        if line:
+            names.add(canonical(re.split(r'[<>=!;\[ ]', line)[0]))
     return names
+
+
+def extras_names():
+    """{extra: distribution names} of setup.cfg's [extras]."""
+    setup = configparser.RawConfigParser()
+    setup.read(os.path.join(REPO, 'setup.cfg'))
+    return {extra: _names(setup.get('extras', extra).splitlines())
+            for extra in setup.options('extras')}
 
 
 def imported_modules(root, exclude=None):
@@ -97,8 +112,23 @@ def distributions(modules, local=()):
 
 class TestRequirements(base.TestCase):
 
+    def test_optional_libraries_are_extras(self):
+        extras = extras_names()
+        self.assertEqual(EXTRAS, extras)
+        base_requirements = requirement_names('requirements.txt')
+        for extra, names in extras.items():
+            self.assertEqual(set(), names & base_requirements,
+                             '%s: an extra and a requirement' % extra)
+        # What the product checks at start-up is what setup.cfg installs.
+        from baremetal_orch.common import extras as product_extras
+        self.assertEqual(
+            EXTRAS, {extra: {canonical(dist)} for extra, (dist, _m)
+                     in product_extras.EXTRAS.items()})
+
     def test_product_imports_are_required_and_requirements_imported(self):
         required = requirement_names('requirements.txt')
+        for names in extras_names().values():
+            required |= names
         used = distributions(imported_modules(PACKAGE, exclude=TESTS))
         self.assertEqual(set(), set(used) - required,
                          'imported but not in requirements.txt')
@@ -107,8 +137,11 @@ class TestRequirements(base.TestCase):
                          'in requirements.txt but never imported')
 
     def test_test_imports_are_required(self):
+        # Tox installs every extra for the tests.
         required = (requirement_names('requirements.txt')
                     | requirement_names('test-requirements.txt'))
+        for names in extras_names().values():
+            required |= names
         # tools/ is the checkout's own (the benchmarks whose pure logic
         # the unit tests check), not a distribution.
         used = distributions(imported_modules(TESTS), local=('tools',))
@@ -152,4 +185,9 @@ class TestConstraints(base.TestCase):
                          os.path.join('doc', 'requirements.txt')):
             self.assertEqual(set(), requirement_names(filename) - set(pins),
                              filename)
+        for extra, names in extras_names().items():
+            self.assertEqual(set(), names - set(pins), extra)
+        # Tox installs them all (the tests cover every driver).
+        self.assertEqual(sorted(EXTRAS),
+                         tox.get('testenv', 'extras').split())
         self.assertNotIn('baremetal-orch', pins)

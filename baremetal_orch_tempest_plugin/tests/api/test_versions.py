@@ -21,7 +21,7 @@ HEADER = orch_client.MICROVERSION_HEADER.lower()
 
 
 class TestMicroversions(base.BaremetalOrchTest):
-    """``OpenStack-API-Version: baremetal-orch 1.N`` and the root."""
+    """``OpenStack-API-Version: baremetal-orchestration 1.N`` and the root."""
 
     @classmethod
     def resource_setup(cls):
@@ -43,9 +43,8 @@ class TestMicroversions(base.BaremetalOrchTest):
         self.assertLessEqual(tuple(map(int, self.min_version.split('.'))),
                              tuple(map(int, self.max_version.split('.'))))
         _, v1 = self.admin.get_v1()
-        self.assertEqual((self.min_version, self.max_version),
-                         (v1['min_version'], v1['version']))
-        for resource in ('nodes', 'ports', 'chassis', 'actions', 'tasks',
+        self.assertEqual(root['default_version'], v1['version'])
+        for resource in ('nodes', 'ports', 'chassis', 'actions',
                          'deployment_strategies', 'services', 'shards',
                          'events', 'deployments'):
             self.assertIn(resource, v1)
@@ -55,16 +54,18 @@ class TestMicroversions(base.BaremetalOrchTest):
         client = self.client(self.os_system_admin)
         client.microversion = None
         resp, _ = client.list('nodes', limit=1)
-        self.assertEqual('baremetal-orch %s' % self.min_version,
-                         resp[HEADER])
+        self.assertEqual(
+            '%s %s' % (orch_client.SERVICE_TYPE, self.min_version),
+            resp[HEADER])
         self.assertIn(orch_client.MICROVERSION_HEADER, resp['vary'])
 
     @decorators.idempotent_id('5b7f6a55-3e1f-4c39-9d0c-1b5c0e6f1a03')
     def test_latest_and_exact_versions(self):
-        self.assertEqual('baremetal-orch %s' % self.max_version,
-                         self.negotiate('latest'))
+        self.assertEqual(
+            '%s %s' % (orch_client.SERVICE_TYPE, self.max_version),
+            self.negotiate('latest'))
         for version in {self.min_version, self.max_version}:
-            self.assertEqual('baremetal-orch %s' % version,
+            self.assertEqual('%s %s' % (orch_client.SERVICE_TYPE, version),
                              self.negotiate(version))
 
     @decorators.idempotent_id('5b7f6a55-3e1f-4c39-9d0c-1b5c0e6f1a04')

@@ -24,7 +24,7 @@ path                                      controller
 /v1/deployment_strategies[/{name}]        strategies.StrategiesController
 /v1/deployment_strategies/validate        strategies.StrategiesController
 /v1/actions[/{uuid}]                      actions.ActionsController
-/v1/tasks/{uuid}                          tasks.TasksController
+/v1/tasks/{uuid}                          tasks.TasksController (no list)
 /v1/services[/{host}]                     services.ServicesController
 /v1/shards                                shards.ShardsController
 /v1/events                                events.EventsController
@@ -50,7 +50,7 @@ from baremetal_orch.api.controllers.v1 import tasks
 from baremetal_orch.api import microversion
 
 RESOURCES = ('nodes', 'ports', 'chassis', 'deployment_strategies',
-             'actions', 'tasks', 'services', 'shards', 'events', 'deployments')
+             'actions', 'services', 'shards', 'events', 'deployments')
 
 
 class V1Controller(rest.RestController):
@@ -68,7 +68,11 @@ class V1Controller(rest.RestController):
 
     @pecan.expose('json')
     def get(self):
-        info = microversion.version_info()
+        # As Ironic's /v1: "version" is the version object that
+        # keystoneauth's discovery reads from a versioned endpoint.
+        version = microversion.version_info(pecan.request.host_url)
+        info = {'id': version['id'], 'version': version,
+                'links': version['links']}
         info['media_types'] = [{'base': 'application/json',
                                 'type': 'application/vnd.openstack.'
                                         'baremetal-orch.v1+json'}]

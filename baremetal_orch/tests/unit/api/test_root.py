@@ -34,13 +34,30 @@ class TestRoot(base.ApiTestCase):
 
     def test_v1_lists_min_max_and_resources(self):
         doc = self.app.get('/v1', status=200).json
-        self.assertEqual((MIN, MAX), (doc['min_version'], doc['version']))
+        # As Ironic's /v1: the version is an object (keystoneauth's
+        # discovery of a versioned endpoint reads it).
+        version = doc['version']
+        self.assertEqual(('v1', 'CURRENT', MIN, MAX),
+                         (version['id'], version['status'],
+                          version['min_version'], version['version']))
+        self.assertEqual('http://localhost/v1/', version['links'][0]['href'])
+        self.assertEqual('v1', doc['id'])
         for name in ('nodes', 'ports', 'chassis', 'deployment_strategies',
-                     'actions', 'tasks'):
+                     'actions', 'events', 'deployments'):
             self.assertEqual('http://localhost/v1/' + name,
                              doc[name][0]['href'])
         self.assertEqual('application/json',
                          doc['media_types'][0]['base'])
+
+    def test_v1_links_only_what_lists(self):
+        # Every link of /v1 answers a GET (tasks have no list: not linked).
+        doc = self.app.get('/v1', status=200).json
+        self.assertNotIn('tasks', doc)
+        for name, value in doc.items():
+            if isinstance(value, list) and value and 'href' in value[0] \
+                    and name not in ('links', 'media_types'):
+                path = value[0]['href'].replace('http://localhost', '')
+                self.get(path, status=200)
 
     def test_healthcheck_unauthenticated(self):
         resp = self.app.get('/healthcheck', status=200)
@@ -49,10 +66,12 @@ class TestRoot(base.ApiTestCase):
 
 
 class TestMicroversions(base.ApiTestCase):
+    # The answers name the Keystone service type.
+    SERVICE = 'baremetal-orchestration'
 
     def test_no_header_is_the_minimum(self):
         resp = self.get('/v1/nodes', status=200)
-        self.assertEqual('baremetal-orch %s' % MIN, resp.headers[HEADER])
+        self.assertEqual('%s %s' % (self.SERVICE, MIN), resp.headers[HEADER])
         self.assertIn(HEADER, resp.headers['Vary'])
 
     def test_explicit_versions(self):
@@ -60,13 +79,30 @@ class TestMicroversions(base.ApiTestCase):
                                 (' 1.0 ', '1.0')):
             resp = self.get('/v1/nodes', status=200,
                             headers={HEADER: 'baremetal-orch %s' % asked})
-            self.assertEqual('baremetal-orch %s' % answered,
+            self.assertEqual('%s %s' % (self.SERVICE, answered),
                              resp.headers[HEADER], asked)
+
+    def test_service_type_and_short_name(self):
+        # A keystoneauth Adapter typed by the catalog sends the service
+        # type; the short name is accepted too. MAX differs from MIN once
+        # there is a 1.1; the 406 of an unsupported version shows the
+        # header was read under either name.
+        for name in (self.SERVICE, 'baremetal-orch'):
+            resp = self.get('/v1/nodes', status=200,
+                            headers={HEADER: '%s latest' % name})
+            self.assertEqual('%s %s' % (self.SERVICE, MAX),
+                             resp.headers[HEADER], name)
+            resp = self.get('/v1/nodes', headers={HEADER: '%s 9.9' % name})
+            self.assertError(resp, 406, 'baremetal_orch.microversion', '9.9')
+        # Both given: the service type's wins.
+        resp = self.get('/v1/nodes', headers={
+            HEADER: '%s %s, baremetal-orch 9.9' % (self.SERVICE, MIN)})
+        self.assertEqual(200, resp.status_int, resp.text)
 
     def test_other_services_versions_are_ignored(self):
         resp = self.get('/v1/nodes', status=200,
                         headers={HEADER: 'compute 2.90'})
-        self.assertEqual('baremetal-orch %s' % MIN, resp.headers[HEADER])
+        self.assertEqual('%s %s' % (self.SERVICE, MIN), resp.headers[HEADER])
 
     def test_unsupported(self):
         for asked in ('1.%d' % (microversion.MAX_VERSION[1] + 1), '2.0',
@@ -87,3 +123,13 @@ class TestMicroversions(base.ApiTestCase):
         resp = self.post('/v1/nodes', {'driver': 'fake'}, version='9.9')
         self.assertError(resp, 406)
         self.assertEqual([], self.get('/v1/nodes').json['nodes'])
+
+
+class TestErrorMessage(base.ApiTestCase):
+
+    def test_message_repeats_the_detail(self):
+        # openstacksdk's generic handling reads a top-level "message".
+        for path in ('/v1/nodes/no-such-node', '/v1/no-such-thing'):
+            doc = self.get(path, status=404).json
+            self.assertEqual(doc['errors'][0]['detail'], doc['message'])
+            self.assertTrue(doc['message'])

@@ -287,10 +287,19 @@ class TestStrategyValidate(ManageTestCase):
                           os.path.join(self.tmp, 'missing.yaml'))
         self.assertEqual(1, out.code)
         self.assertIn('Cannot read', out.stderr)
-        out = self.manage('strategy', 'validate',
-                          self._write('data: [unclosed\n'))
+        path = self._write('data: [unclosed\n')
+        out = self.manage('strategy', 'validate', path)
         self.assertEqual(1, out.code)
-        self.assertIn('neither YAML nor JSON', out.stderr)
+        self.assertIn('%s is not valid YAML: %s, line 2, column 1'
+                      % (path, path), out.stderr)
+        self.assertNotIn('byte string', out.stderr)
+        # A syntax error deeper in the file: its line.
+        path = self._write('schema: x\nmetadata:\n  name: s\n'
+                           'data:\n  groups:\n    - name: a\n'
+                           '      critical: true\n     bad: indent\n')
+        out = self.manage('strategy', 'validate', path)
+        self.assertEqual(1, out.code)
+        self.assertIn('%s, line 8, column 6' % path, out.stderr)
         out = self.manage('strategy', 'validate', self._write('- a\n- b\n'))
         self.assertEqual(1, out.code)
         self.assertIn('must be a map', out.stderr)

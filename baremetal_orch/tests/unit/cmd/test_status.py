@@ -29,6 +29,7 @@ SCHEMA = 'Database schema'
 PEERS = 'Ironic peer_list'
 SHARDS = 'Shard keys within conductor groups'
 RPC = 'RPC transport'
+DRIVERS = 'Enabled drivers'
 
 
 class StatusTestCase(base.DbTestCase):
@@ -68,7 +69,8 @@ class TestAllPass(StatusTestCase):
         self.service('c2', 's2', 'g1')
         code, checks = self.check()
         self.assertEqual({SCHEMA: (SUCCESS, None), PEERS: (SUCCESS, None),
-                          SHARDS: (SUCCESS, None), RPC: (SUCCESS, None)},
+                          SHARDS: (SUCCESS, None), RPC: (SUCCESS, None),
+                          DRIVERS: (SUCCESS, None)},
                          checks)
         self.assertEqual(SUCCESS, code)
 
@@ -190,3 +192,19 @@ class TestRpcTransport(StatusTestCase):
         self.assertEqual(FAILURE, code)
         self.assertIn('2 conductor services are alive (c1, c2)',
                       checks[RPC][1])
+
+
+class TestEnabledDrivers(StatusTestCase):
+
+    def test_nodes_of_a_driver_not_enabled(self):
+        dbapi.create_node({'uuid': '11111111-2222-3333-4444-555555555555',
+                           'name': 'n1', 'driver': 'fake',
+                           'provision_state': 'enroll'})
+        self.config(enabled_drivers=['fake', 'ironic'])
+        self.assertEqual(SUCCESS, self.result(DRIVERS))
+        # The split services' default: the fake node is left out.
+        self.config(enabled_drivers=['ironic'])
+        code, checks = self.check()
+        self.assertEqual(FAILURE, code)
+        self.assertIn('driver(s) fake, which [DEFAULT]enabled_drivers '
+                      '(ironic) leaves out', checks[DRIVERS][1])

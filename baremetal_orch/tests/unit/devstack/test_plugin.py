@@ -300,9 +300,11 @@ class TestPluginPhases(base.TestCase):
 
     def test_install_database_and_processes(self):
         run = self.run_plugin(self.STACK, self.WITH_IRONIC)
-        self.assertEqual(['setup_develop %s' % os.path.join(
-            run.tmp, 'opt', 'stack', 'baremetal-orch')],
-            run.called('setup_develop'))
+        # With every optional driver's library (setup.cfg extras).
+        self.assertEqual(['setup_develop %s kubernetes,redis,zookeeper'
+                          % os.path.join(run.tmp, 'opt', 'stack',
+                                         'baremetal-orch')],
+                         run.called('setup_develop'))
         # DevStack installs uwsgi: nothing pip-installed by hand.
         self.assertEqual([], run.called('pip_install'))
         self.assertEqual(['recreate_database baremetal_orch'],
@@ -452,6 +454,16 @@ class TestPluginPhases(base.TestCase):
         self.assertEqual('rack-a', conf.get('ironic', 'shard_key'))
         self.assertEqual('zone1', conf.get('ironic', 'conductor_group'))
         self.assertEqual('kubernetes', conf.get('labels', 'driver'))
+
+    def test_enabled_drivers(self):
+        # Ironic only, the service's default; the tempest scenarios
+        # simulate nodes with the fake driver too.
+        for services, expected in [(self.WITH_IRONIC, 'ironic'),
+                                   (self.WITH_IRONIC + ('tempest',),
+                                    'fake,ironic')]:
+            conf = self.run_plugin(self.STACK, services).config()
+            self.assertEqual(expected,
+                             conf.get('DEFAULT', 'enabled_drivers'), services)
 
     def test_unstack_and_clean(self):
         run = self.run_plugin(self.STACK + ('unstack', 'clean'),

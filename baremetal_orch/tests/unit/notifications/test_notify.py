@@ -141,28 +141,43 @@ class TestEventTypes(NotifyTestCase):
 
 
 class TestPublisher(NotifyTestCase):
+    """The publisher names the component that emits, in every process."""
 
-    def test_default_is_the_conductor(self):
-        self.config(host='cond-7')
+    def emit_both(self):
+        """One notification of the API, one of the conductor: their
+        publisher ids."""
         notify.maintenance(self.context, self.node, 'start')
-        self.assertEqual('baremetal-orch-conductor.cond-7',
-                         self.bus.messages[0]['publisher_id'])
+        notify.console(self.context, self.node, 'set', 'start')
+        return [m['publisher_id'] for m in self.bus.messages[-2:]]
 
-    def test_set_publisher(self):
-        for binary, host, expected in [
-                ('baremetal-orch-api', 'api-1', 'baremetal-orch-api.api-1'),
-                ('baremetal-orch-conductor', 'c2',
-                 'baremetal-orch-conductor.c2'),
-                ('baremetal-orch', 'aio', 'baremetal-orch.aio')]:
-            notify.set_publisher(binary, host)
-            notify.maintenance(self.context, self.node, 'start')
-            self.assertEqual(expected, self.bus.messages[-1]['publisher_id'])
+    def test_component_whatever_the_process(self):
+        for binary in ('baremetal-orch-api', 'baremetal-orch-conductor',
+                       'baremetal-orch'):
+            notify.set_publisher(binary, 'h1')
+            self.assertEqual(['baremetal-orch-api.h1',
+                              'baremetal-orch-conductor.h1'],
+                             self.emit_both(), binary)
 
-    def test_set_publisher_without_host_uses_the_config(self):
-        self.config(host='h9')
-        notify.set_publisher('baremetal-orch-api')
-        self.assertEqual('baremetal-orch-api.h9',
-                         notify.get_publisher().publisher_id)
+    def test_before_set_publisher_the_host_is_the_config(self):
+        self.config(host='cond-7')
+        self.assertEqual(['baremetal-orch-api.cond-7',
+                          'baremetal-orch-conductor.cond-7'],
+                         self.emit_both())
+
+    def test_signals_received_and_timed_out(self):
+        notify.set_publisher('baremetal-orch', 'aio')
+        for component in (notify.API_SERVICE, notify.CONDUCTOR_SERVICE):
+            notify.signal(self.context, _deployment('COMPLETE'), 'COMPLETE',
+                          component=component)
+            self.assertEqual('%s.aio' % component,
+                             self.bus.messages[-1]['publisher_id'])
+
+    def test_provision_is_the_conductor(self):
+        notify.set_publisher('baremetal-orch-api', 'a1')
+        notify.provision(self.context, self.node, 'start', 'enroll', None,
+                         'manage')
+        self.assertEqual('baremetal-orch-conductor.a1',
+                         self.bus.messages[-1]['publisher_id'])
 
 
 class TestLevelFiltering(NotifyTestCase):

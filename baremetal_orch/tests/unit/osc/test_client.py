@@ -40,10 +40,10 @@ class TestRequests(ClientTestCase):
 
     def test_microversion_header(self):
         # (API version option, header value)
-        for option, header in [('1', 'baremetal-orch 1.0'),
-                               (None, 'baremetal-orch 1.0'),
-                               ('1.0', 'baremetal-orch 1.0'),
-                               ('1.7', 'baremetal-orch 1.7')]:
+        for option, header in [('1', 'baremetal-orchestration 1.0'),
+                               (None, 'baremetal-orchestration 1.0'),
+                               ('1.0', 'baremetal-orchestration 1.0'),
+                               ('1.7', 'baremetal-orchestration 1.7')]:
             self.http.get(ENDPOINT + '/v1/shards', json={'shards': []})
             self.noauth_client(api_version=option).get('shards')
             self.assertEqual(
@@ -116,17 +116,17 @@ class TestLatest(ClientTestCase):
             sent = [(r.path, r.headers.get('OpenStack-API-Version'))
                     for r in self.http.request_history[-3:]]
             # The root once, without a version; then the maximum.
-            self.assertEqual([('/', None),
-                              ('/v1/shards', 'baremetal-orch 1.3'),
-                              ('/v1/shards', 'baremetal-orch 1.3')], sent)
+            asked = ('/v1/shards', 'baremetal-orchestration 1.3')
+            self.assertEqual([('/', None), asked, asked], sent)
 
     def test_endpoint_registered_with_v1(self):
         self.http.get(ENDPOINT + '/', json=root_document('1.0', '1.2'))
         self.http.get(ENDPOINT + '/v1/nodes', json={'nodes': []})
         api = self.noauth_client(ENDPOINT + '/v1', api_version='latest')
         api.get('nodes')
-        self.assertEqual('baremetal-orch 1.2', self.http.last_request.headers[
-            'OpenStack-API-Version'])
+        self.assertEqual(
+            'baremetal-orchestration 1.2',
+            self.http.last_request.headers['OpenStack-API-Version'])
 
     def test_a_fixed_version_does_not_ask(self):
         self.http.get(ENDPOINT + '/v1/shards', json={'shards': []})

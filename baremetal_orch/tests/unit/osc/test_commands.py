@@ -289,17 +289,29 @@ class TestCreateActionOutput(base.TestCase):
                       app.stderr.getvalue())
 
     def test_wait_timeout(self):
-        clock = iter(range(0, 1000, 10))
-        self.useFixture(fixtures.MonkeyPatch(
-            'baremetal_orch.osc.progress.time.monotonic',
-            lambda: next(clock)))
-        e = self.assertRaises(
-            exceptions.CommandError, self._run,
-            ['deploy_site', '--wait', '--timeout', '15'],
-            {('POST', 'actions'): site_action('pending', None, None),
-             ('GET', 'actions/%s' % U1): site_action('running', None,
-                                                     None)})
-        self.assertIn('action show %s' % U1, str(e))
+        # --wait [<time-out>] as ironicclient's; the former --wait
+        # --timeout N still works.
+        for argv in (['deploy_site', '--wait', '15'],
+                     ['deploy_site', '--wait', '--timeout', '15']):
+            clock = iter(range(0, 1000, 10))
+            self.useFixture(fixtures.MonkeyPatch(
+                'baremetal_orch.osc.progress.time.monotonic',
+                lambda: next(clock)))
+            e = self.assertRaises(
+                exceptions.CommandError, self._run, argv,
+                {('POST', 'actions'): site_action('pending', None, None),
+                 ('GET', 'actions/%s' % U1): site_action('running', None,
+                                                         None)})
+            self.assertIn('action show %s' % U1, str(e))
+            self.assertIn('15', str(e))
+
+    def test_timeout_without_wait_is_refused(self):
+        api = fakes.FakeClient()
+        e = self.assertRaises(exceptions.CommandError, fakes.run,
+                              action.CreateAction,
+                              ['deploy_site', '--timeout', '15'], api)
+        self.assertIn('--wait 15', str(e))
+        self.assertEqual([], api.calls)
 
 
 class TestShowAction(base.TestCase):
@@ -447,9 +459,15 @@ class TestTaskTree(base.TestCase):
         self.assertEqual(test_progress.RUNNING_TREE, doc)
 
     def test_value_keeps_a_row_per_task(self):
-        lines = self.run_tree('-f', 'value', '-c', 'Task').splitlines()
-        self.assertEqual(10, len(lines))
-        self.assertEqual('│       └── ctl02', lines[8])
+        # A row per task, its plain name: no tree drawing for scripts.
+        for fmt in ('value', 'csv'):
+            lines = self.run_tree('-f', fmt, '-c', 'Task').splitlines()
+            if fmt == 'csv':
+                lines = [line.strip('"') for line in lines[1:]]
+            self.assertEqual(10, len(lines), fmt)
+            self.assertEqual('ctl02', lines[8], fmt)
+            for line in lines:
+                self.assertFalse(set(line) & set('├└│─'), line)
 
 
 class TestStrategyGraph(base.TestCase):

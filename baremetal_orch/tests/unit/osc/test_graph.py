@@ -129,11 +129,26 @@ class TestToDot(base.TestCase):
         report = {'groups': {'a': {
             'status': 'failed', 'nodes': ['n1', 'n2', 'n3'],
             'succeeded_nodes': ['n1'], 'failed_nodes': ['n2'],
-            'reason': 'dependency_failed'}}}
+            'reason': 'deploy_criteria_not_met'}}}
         nodes, _ = parse_dot(graph.to_dot(strategy(('a', False, ())),
                                           report))
-        self.assertEqual('a\\nfailed: 1/3 nodes\\ndependency_failed',
+        self.assertEqual('a\\nfailed: 1/3 nodes\\ndeploy_criteria_not_met',
                          nodes['a']['label'])
+
+    def test_skipped_is_drawn_apart_from_failed(self):
+        report = {'groups': {
+            'a': {'status': 'failed', 'nodes': ['n1'],
+                  'reason': 'deploy_criteria_not_met'},
+            'b': {'status': 'failed', 'nodes': ['n2', 'n3'],
+                  'reason': 'dependency_failed'}}}
+        nodes, _ = parse_dot(graph.to_dot(
+            strategy(('a', False, ()), ('b', False, ('a',))), report))
+        self.assertEqual('red', nodes['a']['fillcolor'])
+        self.assertNotIn('style', nodes['a'])
+        self.assertEqual('lightgrey', nodes['b']['fillcolor'])
+        self.assertEqual('rounded,filled,dashed', nodes['b']['style'])
+        self.assertEqual('b\\nskipped: 0/2 nodes\\ndependency_failed',
+                         nodes['b']['label'])
 
     def test_names_are_quoted(self):
         document = strategy(('we "quote"', False, ()),

@@ -38,7 +38,8 @@ class TestRequests(base.TestCase):
     # (command, argv, answers, requests)
     CASES = [
         (node.CreateNode,
-         ['--name', 'n1', '--rack-name', 'r1', '--tag', 'a', '--tag', 'b',
+         ['--driver', 'fake', '--name', 'n1', '--rack-name', 'r1',
+          '--tag', 'a', '--tag', 'b',
           '--label', 'k=1', '--driver-info', 'fake_duration=0.5',
           '--driver-info', 'fake_fail_phase=prepare', '--extra',
           'x={"y": 1}'], {},
@@ -129,7 +130,7 @@ class TestRequests(base.TestCase):
         (node.FilterNode,
          ['--selector', 'node_tags=control,ntp; rack_names=rack03',
           '--selector', '{"node_labels": ["a:b"]}',
-          '--selector', 'node_names='], {},
+          '--selector', 'node_names=', '--all'], {},
          [req('POST', 'nodes/filter', {'selectors': [
              {'node_tags': ['control', 'ntp'], 'rack_names': ['rack03']},
              {'node_labels': ['a:b']}, {'node_names': []}]})]),
@@ -157,7 +158,9 @@ class TestArgumentErrors(base.TestCase):
     ]
     USAGE_ERRORS = [
         (node.CreateNode, ['--label', 'no-equals-sign']),
-        (node.CreateNode, ['--driver', 'pxe']),
+        # --driver is required, as in ironicclient (no silent fake node).
+        (node.CreateNode, ['--name', 'n1']),
+        (node.CreateNode, ['--driver', 'fake', '--label', 'x']),
         (node.ListNode, ['--long', '--fields', 'uuid']),
         (node.ListNode, ['--fields', 'colour']),
         (node.ListNode, ['--maintenance', '--no-maintenance']),
@@ -187,13 +190,34 @@ class TestSelectorParsing(base.TestCase):
                  {'node_tags': ['compute'], 'rack_names': ['rack01']}),
                 (' node_tags = a , b ; node_labels=role:x ',
                  {'node_tags': ['a', 'b'], 'node_labels': ['role:x']}),
-                ('node_names=', {'node_names': []}),
                 # A tag may hold "=": only a criterion-like value is refused.
                 ('node_tags=compute,env=prod',
                  {'node_tags': ['compute', 'env=prod']}),
-                ('node_tags=rack=1', {'node_tags': ['rack=1']}),
-                ('', {})]:
+                ('node_tags=rack=1', {'node_tags': ['rack=1']})]:
             self.assertEqual(expected, node.parse_selector(text), text)
+
+    def test_an_empty_value_needs_all(self):
+        # An unset shell variable (--selector "node_tags=$TAG") would
+        # select every node: refused unless --all.
+        for text, expected, named in [
+                ('node_names=', {'node_names': []}, 'node_names has no'),
+                ('node_tags=;rack_names=r1',
+                 {'node_tags': [], 'rack_names': ['r1']}, 'node_tags has'),
+                ('node_tags= , ', {'node_tags': []}, 'node_tags has'),
+                ('', {}, 'no criterion'),
+                (' ; ', {}, 'no criterion')]:
+            e = self.assertRaises(exceptions.CommandError,
+                                  node.parse_selector, text)
+            self.assertIn(named, str(e))
+            self.assertIn('--all', str(e))
+            self.assertEqual(expected,
+                             node.parse_selector(text, allow_empty=True))
+
+    def test_filter_with_an_empty_value_sends_nothing(self):
+        api = fakes.FakeClient()
+        self.assertRaises(exceptions.CommandError, fakes.run,
+                          node.FilterNode, ['--selector', 'node_tags='], api)
+        self.assertEqual([], api.calls)
 
     def test_json_form_takes_values_as_they_are(self):
         self.assertEqual({'node_tags': ['compute', 'rack_names=rack01']},

@@ -177,7 +177,7 @@ class TestOpenStackShell(base.TestCase):
                                      '-f', 'json')
         self.assertEqual(0, status)
         self.assertEqual([{'Name': 'rack-a', 'Count': 3}], json.loads(out))
-        self.assertEqual('baremetal-orch 1.0', self.sent_version())
+        self.assertEqual('baremetal-orchestration 1.0', self.sent_version())
 
     def test_latest_option(self):
         status, out = self.openstack('--os-baremetal-orch-api-version',
@@ -185,7 +185,7 @@ class TestOpenStackShell(base.TestCase):
                                      'list', '-f', 'json')
         self.assertEqual(0, status)
         self.assertEqual([{'Name': 'rack-a', 'Count': 3}], json.loads(out))
-        self.assertEqual('baremetal-orch 1.4', self.sent_version())
+        self.assertEqual('baremetal-orchestration 1.4', self.sent_version())
 
     def test_latest_from_the_environment(self):
         status, out = self.openstack(
@@ -193,7 +193,7 @@ class TestOpenStackShell(base.TestCase):
             env={'OS_BAREMETAL_ORCH_API_VERSION': 'latest'})
         self.assertEqual(0, status)
         self.assertEqual([{'Name': 'rack-a', 'Count': 3}], json.loads(out))
-        self.assertEqual('baremetal-orch 1.4', self.sent_version())
+        self.assertEqual('baremetal-orchestration 1.4', self.sent_version())
 
     def test_option_beats_the_environment(self):
         status, _out = self.openstack(
@@ -202,7 +202,7 @@ class TestOpenStackShell(base.TestCase):
         self.assertEqual(0, status)
         self.assertEqual(['/v1/shards'],
                          [r.path for r in self.http.request_history])
-        self.assertEqual('baremetal-orch 1.0', self.sent_version())
+        self.assertEqual('baremetal-orchestration 1.0', self.sent_version())
 
 
 class TestEntryPoints(base.TestCase):

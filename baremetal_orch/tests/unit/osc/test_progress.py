@@ -80,10 +80,11 @@ class TestSummarize(base.TestCase):
         ({'state': 'running', 'report': RUNNING_REPORT}, RUNNING_TREE,
          progress.Progress('running', None, 1, 3, 1, 4,
                            (('ctl', 'deploy', 1, 2),))),
-        # Nodes of groups skipped for a failed dependency are done too;
-        # ctl01 is in two groups, counted once.
+        # Nodes of groups skipped for a failed dependency are not done:
+        # one node failed, three never started (ctl01 is in two groups,
+        # counted once).
         ({'state': 'failed', 'result': 'failed', 'report': FAILED_REPORT},
-         None, progress.Progress('failed', 'failed', 3, 3, 4, 4, ())),
+         None, progress.Progress('failed', 'failed', 3, 3, 1, 4, (), 3)),
         ({'state': 'running', 'report': None}, LABELS_TREE,
          progress.Progress('running', nodes_done=2, nodes_total=3)),
         ({'state': 'complete', 'result': 'success', 'report': {
@@ -124,9 +125,9 @@ class TestFormat(base.TestCase):
                             ('b', 'prepare', 0, 0))), 125,
          'running | groups 1/3 | nodes 1/4 | current: a, b (prepare) | '
          'elapsed 2:05'),
-        (progress.Progress('failed', 'failed', 3, 3, 4, 4), 3725,
-         'failed (failed) | groups 3/3 | nodes 4/4 | current: - | '
-         'elapsed 1:02:05'),
+        (progress.Progress('failed', 'failed', 3, 3, 1, 4, (), 3), 3725,
+         'failed (failed) | groups 3/3 | nodes 1/4 (3 not started) | '
+         'current: - | elapsed 1:02:05'),
         (progress.Progress('running', nodes_done=2, nodes_total=3), None,
          'running | nodes 2/3'),
     ]
