@@ -25,6 +25,7 @@ import pecan
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
 from baremetal_orch.common import limits
+from baremetal_orch.notifications import notify
 
 CONF = cfg.CONF
 
@@ -238,7 +239,7 @@ def apply_patch(doc, patch, readonly=()):
             jsonpatch.JsonPatch([op]).apply(doc, in_place=True)
         except jsonpatch.JsonPatchTestFailed:
             # Its message quotes values, or what jsonpointer's does.
-            raise exception.PatchError(
+            raise exception.PatchTestFailed(
                 reason='operation %d %s: the test failed' % (i, _op_text(op)))
         except jsonpatch.JsonPatchException as e:
             raise exception.PatchError(
@@ -258,6 +259,37 @@ def apply_patch(doc, patch, readonly=()):
             'bytes of JSON in the patched document '
             '([api]max_request_body_size)', CONF.api.max_request_body_size)
     return doc
+
+
+def update_atomically(ctx, resource, updating, change):
+    """Read a resource again, change it and save it in one transaction.
+
+    :param updating: the object's ``updating(...)`` context manager: a
+        write transaction holding the resource's row lock, yielding the
+        resource as it is now. A concurrent PATCH of the same resource
+        waits for this one to commit, then applies to what it wrote: no
+        update is lost, and a ``test`` operation holds.
+    :param change: ``change(obj)`` sets the changes on ``obj``; what it
+        refuses (4xx) is refused before anything is notified.
+    :param resource: the CRUD notifications' resource, or None for none.
+    :returns: the saved object.
+    """
+    obj, started = None, False
+    try:
+        with updating as obj:
+            change(obj)
+            if resource:
+                notify.crud(ctx, resource, 'update', 'start', obj)
+                started = True
+            obj.save()
+    except Exception as e:
+        if started:
+            # (Notifying never raises.)
+            notify.crud(ctx, resource, 'update', 'error', obj, exc=e)
+        raise
+    if resource:
+        notify.crud(ctx, resource, 'update', 'end', obj)
+    return obj
 
 
 def require_ident(ident):

@@ -11,6 +11,7 @@
 #    under the License.
 """The Node object."""
 
+import contextlib
 import datetime
 
 from baremetal_orch.db import api as dbapi
@@ -72,6 +73,15 @@ class Node(base.BaremetalOrchObject):
         """A node by uuid or name."""
         return cls._from_db_object(context, cls(),
                                    dbapi.get_node_dict(ident))
+
+    @classmethod
+    @contextlib.contextmanager
+    def updating(cls, context, ident):
+        """The node, read again under its row lock, in a write transaction
+        that lasts the block: change and save it inside, and no concurrent
+        change is lost (a PATCH)."""
+        with dbapi.locked_node(ident):
+            yield cls.get(context, ident)
 
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,

@@ -113,6 +113,31 @@ def _refuse_secret_reads(patch):
                        'masked)' % (op['op'], source))
 
 
+def _apply(ctx, node, patch):
+    """Apply a JSON patch to ``node`` (unsaved)."""
+    doc = to_dict(node)
+    doc['driver_info'] = node.driver_info or {}
+    doc['instance_info'] = node.instance_info or {}
+    new = utils.apply_patch(doc, patch, READONLY)
+    validation.validate(schema.UPDATE, {
+        k: v for k, v in new.items() if k in schema.PATCHABLE}, 'node')
+    changes = {k: new.get(k) for k in schema.PATCHABLE
+               if new.get(k) != doc.get(k)}
+    for key in ('tags', 'labels', 'driver_info', 'instance_info', 'extra'):
+        if key in changes and changes[key] is None:
+            changes[key] = [] if key == 'tags' else {}
+    if 'owner' in changes:
+        policy.authorize('baremetal_orch:node:update_owner', ctx,
+                         {'owner': node.owner})
+    if BINDING_FIELDS.intersection(changes):
+        policy.authorize('baremetal_orch:node:update_binding', ctx,
+                         {'owner': node.owner})
+    changes = _check_values(changes)
+    for key, value in changes.items():
+        node[key] = value
+    provisioning.get_driver(node.driver).validate(node)
+
+
 class NodeStatesController(rest.RestController):
     """/v1/nodes/{ident}/states/{provision,console}"""
 
@@ -263,34 +288,18 @@ class NodesController(rest.RestController):
     def patch(self, node_ident=None):
         utils.require_ident(node_ident)
         ctx = utils.context()
-        node = get_node(node_ident, 'baremetal_orch:node:update')
+        uuid = get_node(node_ident, 'baremetal_orch:node:update').uuid
         patch = utils.json_body()
         _refuse_secret_reads(patch)
-        doc = to_dict(node)
-        doc['driver_info'] = node.driver_info or {}
-        doc['instance_info'] = node.instance_info or {}
-        new = utils.apply_patch(doc, patch, READONLY)
-        validation.validate(schema.UPDATE, {
-            k: v for k, v in new.items() if k in schema.PATCHABLE},
-            'node')
-        changes = {k: new.get(k) for k in schema.PATCHABLE
-                   if new.get(k) != doc.get(k)}
-        for key in ('tags', 'labels', 'driver_info', 'instance_info',
-                    'extra'):
-            if key in changes and changes[key] is None:
-                changes[key] = [] if key == 'tags' else {}
-        if 'owner' in changes:
-            policy.authorize('baremetal_orch:node:update_owner', ctx,
+
+        def change(node):
+            # The node as it is now, under its row lock.
+            policy.authorize('baremetal_orch:node:update', ctx,
                              {'owner': node.owner})
-        if BINDING_FIELDS.intersection(changes):
-            policy.authorize('baremetal_orch:node:update_binding', ctx,
-                             {'owner': node.owner})
-        changes = _check_values(changes)
-        for key, value in changes.items():
-            node[key] = value
-        provisioning.get_driver(node.driver).validate(node)
-        with notify.crud_scope(ctx, 'node', 'update', node):
-            node.save()
+            _apply(ctx, node, patch)
+
+        node = utils.update_atomically(
+            ctx, 'node', node_obj.Node.updating(ctx, uuid), change)
         return to_dict(node)
 
     @pecan.expose('json')
