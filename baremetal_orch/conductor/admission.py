@@ -58,7 +58,7 @@ def _site(parameters):
 
 
 def _targets(context, parameters):
-    names = []
+    held = {}
     for ident in parameters['target_nodes']:
         try:
             node = node_obj.Node.get(context, ident)
@@ -69,8 +69,8 @@ def _targets(context, parameters):
             raise exception.InvalidAction(
                 reason='target node %s has never been deployed '
                        '(provision state %s)' % (ident, node.provision_state))
-        names.append(node.name or node.uuid)
-    return {'target_nodes': list(parameters['target_nodes'])}, names
+        held[node.uuid] = node.name or node.uuid
+    return {'target_nodes': list(parameters['target_nodes'])}, held
 
 
 def plan(parameters):
@@ -91,11 +91,14 @@ def admit(context, uuid, name, parameters, host):
         parameters, held = _targets(context, parameters)
     else:
         parameters, site = _site(parameters)
-        held = site.node_names()
+        held = {uuid: name for name, uuid in node_obj.Node.uuids_by_name(
+            site.node_names()).items()}
+    # Held by UUID: a node renamed meanwhile is still the same node.
     action = action_obj.Action(
         context, uuid=uuid, name=name, parameters=parameters,
         state=action_obj.PENDING, conductor=host,
-        progress={'held_nodes': sorted(set(held))})
+        progress={'held_nodes': sorted(set(held.values())),
+                  'held_node_uuids': sorted(held)})
     action.create()
     try:
         _refuse_if_busy(action, held)
@@ -107,14 +110,15 @@ def admit(context, uuid, name, parameters, host):
 
 def _refuse_if_busy(action, held):
     """NodesBusy (409) when an active action created before ``action``
-    holds some of its nodes."""
+    holds some of its nodes (``held``: {uuid: name}), compared by UUID."""
     wanted = set(held)
     for other in dbapi.list_active_actions():
         if other.id >= action.id:
             continue
-        overlap = sorted(wanted & set(action_obj.held_nodes(other)))
+        overlap = wanted & set(action_obj.held_nodes(other))
         if overlap:
-            error = exception.NodesBusy(nodes=', '.join(overlap),
-                                        action=other.uuid)
+            error = exception.NodesBusy(
+                nodes=', '.join(sorted(held[u] for u in overlap)),
+                action=other.uuid)
             LOG.info('Action %s refused: %s', action.uuid, error)
             raise error

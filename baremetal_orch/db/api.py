@@ -41,6 +41,7 @@ locked_node = _inventory.locked_node
 list_nodes = _inventory.list_nodes
 list_node_dicts = _inventory.list_node_dicts
 resolve_selectors = _inventory.resolve_selectors
+node_uuids_by_name = _inventory.node_uuids_by_name
 count_nodes_by_shard = _inventory.count_nodes_by_shard
 
 # Node locks (db/sqlalchemy/inventory.py) -----------------------------------

@@ -105,6 +105,11 @@ class Node(base.BaremetalOrchObject):
         return dbapi.resolve_selectors(selectors)
 
     @staticmethod
+    def uuids_by_name(names):
+        """``{name: uuid}`` of the nodes named among ``names``."""
+        return dbapi.node_uuids_by_name(names)
+
+    @staticmethod
     def count_by_shard():
         """``[(shard or None, number of nodes)]``."""
         return dbapi.count_nodes_by_shard()

@@ -345,6 +345,17 @@ def resolve_selectors(selectors, restrict_names=None):
         return [row[0] for row in session.execute(stmt)]
 
 
+def node_uuids_by_name(names):
+    """{name: uuid} of the nodes named among ``names``."""
+    names = list(names)
+    if not names:
+        return {}
+    with api.reader() as session:
+        return dict(session.execute(
+            sa.select(models.Node.name, models.Node.uuid)
+            .where(models.Node.name.in_(names))).all())
+
+
 def count_nodes_by_shard():
     with api.reader() as session:
         rows = session.execute(

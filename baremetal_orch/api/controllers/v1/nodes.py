@@ -26,6 +26,7 @@ from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.deployment import selectors as selectors_mod
 from baremetal_orch.drivers import provisioning
 from baremetal_orch.notifications import notify
+from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import base as objects_base
 from baremetal_orch.objects import chassis as chassis_obj
 from baremetal_orch.objects import node as node_obj
@@ -132,10 +133,22 @@ def _apply(ctx, node, patch):
     if BINDING_FIELDS.intersection(changes):
         policy.authorize('baremetal_orch:node:update_binding', ctx,
                          {'owner': node.owner})
+    if 'name' in changes:
+        _refuse_if_held(node, 'renamed')
     changes = _check_values(changes)
     for key, value in changes.items():
         node[key] = value
     provisioning.get_driver(node.driver).validate(node)
+
+
+def _refuse_if_held(node, what):
+    """409 when an active action holds the node: the action's plan and
+    report name it, and a node deleted or renamed under it would be
+    another's."""
+    holder = action_obj.holder_of(node.uuid)
+    if holder is not None:
+        raise exception.NodeHeldByAction(node=node.ident, what=what,
+                                         action=holder.uuid)
 
 
 class NodeStatesController(rest.RestController):
@@ -306,13 +319,16 @@ class NodesController(rest.RestController):
     def delete(self, node_ident=None):
         utils.require_ident(node_ident)
         ctx = utils.context()
-        node = get_node(node_ident, 'baremetal_orch:node:delete')
-        if node.provision_state not in states.DELETE_ALLOWED_STATES:
-            raise exception.NodeInWrongState(
-                node=node_ident, reason='cannot be deleted while %s'
-                % node.provision_state)
-        with notify.crud_scope(ctx, 'node', 'delete', node):
-            node.destroy()
+        uuid = get_node(node_ident, 'baremetal_orch:node:delete').uuid
+        # Under the node's row lock: the checks hold until it is gone.
+        with node_obj.Node.updating(ctx, uuid) as node:
+            if node.provision_state not in states.DELETE_ALLOWED_STATES:
+                raise exception.NodeInWrongState(
+                    node=node_ident, reason='cannot be deleted while %s'
+                    % node.provision_state)
+            _refuse_if_held(node, 'deleted')
+            with notify.crud_scope(ctx, 'node', 'delete', node):
+                node.destroy()
         pecan.response.status = 204
 
     @pecan.expose('json')
