@@ -24,8 +24,10 @@ row removed) whichever conductor admitted it.
 """
 
 import collections
+import contextlib
 
 from oslo_log import log
+from taskflow import exceptions as tf_exc
 
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
@@ -106,6 +108,24 @@ def admit(context, uuid, name, parameters, host):
         action.destroy()
         raise
     return Admitted(action, site)
+
+
+def discard(action_uuid, only_pending=False):
+    """Remove an action whose start failed (or that was left pending):
+    the action, its tasks and events, and so the nodes it held, and its
+    flow's persisted log book. True when it was removed."""
+    removed = dbapi.discard_action(action_uuid, only_pending=only_pending)
+    if removed:
+        try:
+            with contextlib.closing(
+                    dbapi.taskflow_backend().get_connection()) as conn:
+                conn.destroy_logbook(action_uuid)
+        except tf_exc.NotFound:
+            pass
+        except Exception:
+            LOG.exception('Could not remove the flow of discarded action '
+                          '%s', action_uuid)
+    return removed
 
 
 def _refuse_if_busy(action, held):

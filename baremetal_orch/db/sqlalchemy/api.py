@@ -224,6 +224,12 @@ def _mode(mode, transaction):
     try:
         with lock, transaction as session:
             yield session
+    except db_exc.DBInvalidUnicodeParameter:
+        # Text with a lone surrogate: the API refuses it in bodies; this is
+        # the net for text from elsewhere (a document stored before).
+        raise exception.InvalidParameterValue(
+            reason='The request holds text that is not valid Unicode (a '
+                   'lone surrogate) for the database.')
     except orm_exc.StaleDataError:
         # A row changed or vanished under a concurrent transaction (the
         # callers lock what they change; this is the safety net).
