@@ -218,3 +218,45 @@ class TestPatchRaces(base.FunctionalTestCase):
         self.assertEqual(1, outcomes.count('ok'), outcomes)
         self.assertEqual('r%d' % outcomes.index('ok'),
                          dbapi.get_service('cond-a').disabled_reason)
+
+
+class TestTotalPaging(base.FunctionalTestCase):
+    """Paging over rows whose sort value is null or equal (or equal but
+    for case: MariaDB's collation) on real MariaDB and PostgreSQL, whose
+    defaults order nulls differently: every row exactly once, both ways.
+    """
+
+    scenarios = TestRowRaces.scenarios
+
+    def setUp(self):
+        super().setUp()
+        databases.use_database(self, self.backend)
+        migration.upgrade()
+
+    def test_nodes(self):
+        racks = [None, 'r1', 'R1', None, 'r0', 'r2', 'r1', None, 'a', None]
+        for i, rack in enumerate(racks):
+            node = dbapi.create_node({
+                'name': None if i % 3 == 0 else 'n%d' % i, 'driver': 'fake',
+                'provision_state': 'enroll', 'rack_name': rack,
+                'shard': racks[-1 - i]})
+            if i % 2:
+                dbapi.update_node(node.uuid, {'extra': {'i': i}})
+        expected = sorted(n.uuid for n in dbapi.list_nodes())
+        for sort_key in ('name', 'rack_name', 'shard', 'updated_at',
+                         'created_at', 'uuid', 'id'):
+            walks = {}
+            for sort_dir in ('asc', 'desc'):
+                seen, marker = [], None
+                while True:
+                    page = dbapi.list_nodes(limit=2, marker=marker,
+                                            sort_key=sort_key,
+                                            sort_dir=sort_dir)
+                    seen.extend(n.uuid for n in page)
+                    if len(page) < 2:
+                        break
+                    marker = page[-1].uuid
+                self.assertEqual(expected, sorted(seen),
+                                 '%s %s' % (sort_key, sort_dir))
+                walks[sort_dir] = seen
+            self.assertEqual(walks['asc'], walks['desc'][::-1], sort_key)
