@@ -261,35 +261,39 @@ def apply_patch(doc, patch, readonly=()):
     return doc
 
 
-def update_atomically(ctx, resource, updating, change):
-    """Read a resource again, change it and save it in one transaction.
+def update_atomically(ctx, resource, obj, updating, change):
+    """Change a resource and save it in one transaction that reads it
+    again.
 
+    :param resource: the CRUD notifications' resource, or None for none.
+    :param obj: the resource as the request found it. ``change(obj)``
+        first: what the change refuses there (4xx) is refused before
+        anything is notified. Then ``start`` is notified.
     :param updating: the object's ``updating(...)`` context manager: a
         write transaction holding the resource's row lock, yielding the
-        resource as it is now. A concurrent PATCH of the same resource
-        waits for this one to commit, then applies to what it wrote: no
-        update is lost, and a ``test`` operation holds.
-    :param change: ``change(obj)`` sets the changes on ``obj``; what it
-        refuses (4xx) is refused before anything is notified.
-    :param resource: the CRUD notifications' resource, or None for none.
+        resource as it is now. ``change`` applies to that one, which is
+        saved: a concurrent PATCH of the same resource waits for this one
+        to commit, then applies to what it wrote. No update is lost, and a
+        ``test`` operation holds; a request that loses a race (the
+        resource changed or deleted meanwhile) notifies ``error``.
+    :param change: ``change(obj)`` sets the changes on ``obj``.
     :returns: the saved object.
     """
-    obj, started = None, False
+    change(obj)
+    if resource:
+        notify.crud(ctx, resource, 'update', 'start', obj)
     try:
-        with updating as obj:
-            change(obj)
-            if resource:
-                notify.crud(ctx, resource, 'update', 'start', obj)
-                started = True
-            obj.save()
+        with updating as fresh:
+            change(fresh)
+            fresh.save()
     except Exception as e:
-        if started:
+        if resource:
             # (Notifying never raises.)
             notify.crud(ctx, resource, 'update', 'error', obj, exc=e)
         raise
     if resource:
-        notify.crud(ctx, resource, 'update', 'end', obj)
-    return obj
+        notify.crud(ctx, resource, 'update', 'end', fresh)
+    return fresh
 
 
 def require_ident(ident):

@@ -134,15 +134,20 @@ class TestPatchRaces(base.FunctionalTestCase):
         self.context = context.get_admin_context()
 
     def patch(self, updating, patch, fields):
-        """Apply a JSON patch to ``fields`` of the object ``updating``
-        yields, as the API's PATCH does."""
+        """Apply a JSON patch to ``fields`` of the object that
+        ``updating()`` (``Node.updating(...)``...) yields, as the API's
+        PATCH does."""
         def change(obj):
             doc = {f: copy.deepcopy(obj[f]) for f in fields}
             new = api_utils.apply_patch(doc, patch)
             for field in fields:
                 if new[field] != doc[field]:
                     obj[field] = new[field]
-        api_utils.update_atomically(self.context, None, updating, change)
+        with updating() as found:
+            # What the request found (then the patch applies to what is).
+            pass
+        api_utils.update_atomically(self.context, None, found, updating(),
+                                    change)
 
     def race(self, calls):
         return TestRowRaces.race(self, calls)
@@ -168,7 +173,7 @@ class TestPatchRaces(base.FunctionalTestCase):
                                   'provision_state': 'enroll'})
         outcomes = self.race([
             (lambda i=i: self.patch(
-                node_obj.Node.updating(self.context, node.uuid),
+                lambda: node_obj.Node.updating(self.context, node.uuid),
                 [{'op': 'add', 'path': '/tags/-', 'value': 't%02d' % i},
                  {'op': 'add', 'path': '/extra/k%d' % i, 'value': i}],
                 ('tags', 'extra')))
@@ -182,8 +187,8 @@ class TestPatchRaces(base.FunctionalTestCase):
         for updating, read in self.rows():
             outcomes = self.race([
                 (lambda i=i, updating=updating: self.patch(
-                    updating(), [{'op': 'add', 'path': '/extra/k%d' % i,
-                                  'value': i}], ('extra',)))
+                    updating, [{'op': 'add', 'path': '/extra/k%d' % i,
+                                'value': i}], ('extra',)))
                 for i in range(self.WRITERS)])
             self.assertEqual(['ok'] * self.WRITERS, outcomes)
             self.assertEqual(dict({'k%d' % i: i
@@ -195,7 +200,7 @@ class TestPatchRaces(base.FunctionalTestCase):
             for value in range(1, 4):
                 outcomes = self.race([
                     (lambda updating=updating, value=value: self.patch(
-                        updating(),
+                        updating,
                         [{'op': 'test', 'path': '/extra/v',
                           'value': value - 1},
                          {'op': 'replace', 'path': '/extra/v',
@@ -209,7 +214,7 @@ class TestPatchRaces(base.FunctionalTestCase):
         dbapi.register_service('cond-a')
         outcomes = self.race([
             (lambda i=i: self.patch(
-                service_obj.Service.updating(self.context, 'cond-a'),
+                lambda: service_obj.Service.updating(self.context, 'cond-a'),
                 [{'op': 'test', 'path': '/disabled', 'value': False},
                  {'op': 'replace', 'path': '/disabled', 'value': True},
                  {'op': 'replace', 'path': '/disabled_reason',

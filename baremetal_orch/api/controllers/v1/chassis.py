@@ -82,7 +82,7 @@ class ChassisController(rest.RestController):
         utils.require_ident(uuid)
         ctx = utils.context()
         policy.authorize('baremetal_orch:chassis:update', ctx)
-        uuid = _get(uuid).uuid
+        chassis = _get(uuid)
         patch = utils.json_body()
 
         def change(chassis):
@@ -98,8 +98,8 @@ class ChassisController(rest.RestController):
                     chassis[key] = new.get(key)
 
         return to_dict(utils.update_atomically(
-            ctx, 'chassis', chassis_obj.Chassis.updating(ctx, uuid),
-            change))
+            ctx, 'chassis', chassis,
+            chassis_obj.Chassis.updating(ctx, chassis.uuid), change))
 
     @pecan.expose('json')
     def delete(self, uuid=None):

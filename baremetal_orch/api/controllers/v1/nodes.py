@@ -301,7 +301,7 @@ class NodesController(rest.RestController):
     def patch(self, node_ident=None):
         utils.require_ident(node_ident)
         ctx = utils.context()
-        uuid = get_node(node_ident, 'baremetal_orch:node:update').uuid
+        node = get_node(node_ident, 'baremetal_orch:node:update')
         patch = utils.json_body()
         _refuse_secret_reads(patch)
 
@@ -312,7 +312,8 @@ class NodesController(rest.RestController):
             _apply(ctx, node, patch)
 
         node = utils.update_atomically(
-            ctx, 'node', node_obj.Node.updating(ctx, uuid), change)
+            ctx, 'node', node, node_obj.Node.updating(ctx, node.uuid),
+            change)
         return to_dict(node)
 
     @pecan.expose('json')

@@ -105,7 +105,7 @@ class PortsController(rest.RestController):
         utils.require_ident(uuid)
         ctx = utils.context()
         policy.authorize('baremetal_orch:port:update', ctx)
-        uuid = _get_port(uuid, 'baremetal_orch:port:update').uuid
+        port = _get_port(uuid, 'baremetal_orch:port:update')
         patch = utils.json_body()
 
         def change(port):
@@ -128,7 +128,8 @@ class PortsController(rest.RestController):
                 port[key] = value
 
         return to_dict(utils.update_atomically(
-            ctx, 'port', port_obj.Port.updating(ctx, uuid), change))
+            ctx, 'port', port, port_obj.Port.updating(ctx, port.uuid),
+            change))
 
     @pecan.expose('json')
     def delete(self, uuid=None):

@@ -100,7 +100,7 @@ class ServicesController(rest.RestController):
         utils.require_ident(host)
         ctx = utils.context()
         policy.authorize('baremetal_orch:service:update', ctx)
-        service_obj.Service.get(ctx, host)
+        service = service_obj.Service.get(ctx, host)
         patch = utils.json_body()
 
         def change(service):
@@ -110,4 +110,5 @@ class ServicesController(rest.RestController):
                 service[key] = value
 
         return to_dict(utils.update_atomically(
-            ctx, None, service_obj.Service.updating(ctx, host), change))
+            ctx, None, service, service_obj.Service.updating(ctx, host),
+            change))
