@@ -25,6 +25,7 @@ import pecan
 from baremetal_orch.api import validation
 from baremetal_orch.common import exception
 from baremetal_orch.common import limits
+from baremetal_orch.notifications import notify
 
 CONF = cfg.CONF
 
@@ -238,7 +239,7 @@ def apply_patch(doc, patch, readonly=()):
             jsonpatch.JsonPatch([op]).apply(doc, in_place=True)
         except jsonpatch.JsonPatchTestFailed:
             # Its message quotes values, or what jsonpointer's does.
-            raise exception.PatchError(
+            raise exception.PatchTestFailed(
                 reason='operation %d %s: the test failed' % (i, _op_text(op)))
         except jsonpatch.JsonPatchException as e:
             raise exception.PatchError(
@@ -258,6 +259,41 @@ def apply_patch(doc, patch, readonly=()):
             'bytes of JSON in the patched document '
             '([api]max_request_body_size)', CONF.api.max_request_body_size)
     return doc
+
+
+def update_atomically(ctx, resource, obj, updating, change):
+    """Change a resource and save it in one transaction that reads it
+    again.
+
+    :param resource: the CRUD notifications' resource, or None for none.
+    :param obj: the resource as the request found it. ``change(obj)``
+        first: what the change refuses there (4xx) is refused before
+        anything is notified. Then ``start`` is notified.
+    :param updating: the object's ``updating(...)`` context manager: a
+        write transaction holding the resource's row lock, yielding the
+        resource as it is now. ``change`` applies to that one, which is
+        saved: a concurrent PATCH of the same resource waits for this one
+        to commit, then applies to what it wrote. No update is lost, and a
+        ``test`` operation holds; a request that loses a race (the
+        resource changed or deleted meanwhile) notifies ``error``.
+    :param change: ``change(obj)`` sets the changes on ``obj``.
+    :returns: the saved object.
+    """
+    change(obj)
+    if resource:
+        notify.crud(ctx, resource, 'update', 'start', obj)
+    try:
+        with updating as fresh:
+            change(fresh)
+            fresh.save()
+    except Exception as e:
+        if resource:
+            # (Notifying never raises.)
+            notify.crud(ctx, resource, 'update', 'error', obj, exc=e)
+        raise
+    if resource:
+        notify.crud(ctx, resource, 'update', 'end', fresh)
+    return fresh
 
 
 def require_ident(ident):

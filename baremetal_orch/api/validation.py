@@ -122,22 +122,49 @@ def _finite(text):
     return value
 
 
+def decode_text(body):
+    """The text of a request body, which must be UTF-8 (RFC 8259).
+
+    Strict: a body in another encoding (UTF-16, Latin-1...) is a 400
+    naming the first byte that is not UTF-8. A lone surrogate encoded as
+    UTF-8 (``ED A0 80``) is let through as the character, so that the walk
+    of the parsed document (:func:`check_document`) refuses it naming its
+    field. A leading byte order mark is dropped.
+    """
+    if isinstance(body, str):
+        text = body
+    else:
+        try:
+            text = body.decode('utf-8')
+        except UnicodeDecodeError:
+            try:
+                text = body.decode('utf-8', 'surrogatepass')
+            except UnicodeDecodeError as e:
+                raise exception.InvalidParameterValue(
+                    reason='The request body is not UTF-8 text: byte %d '
+                           '(0x%02x) is not valid UTF-8 (%s).'
+                           % (e.start, body[e.start], e.reason))
+    return text[1:] if text.startswith('\ufeff') else text
+
+
 def parse_json(body, max_size=None):
     """The JSON document of a request body (400 when malformed).
 
-    Refused with a 400 naming the problem: malformed JSON; NaN, Infinity
-    and numbers too large for a float (RFC 8259 has none of them, and an
-    answer holding them would not be JSON); integers of more than 4,300
-    digits (Python's limit); text no database takes (NUL, lone
-    surrogates); nesting deeper than ``limits.MAX_DEPTH``.
+    Refused with a 400 naming the problem: a body that is not UTF-8;
+    malformed JSON; NaN, Infinity and numbers too large for a float
+    (RFC 8259 has none of them, and an answer holding them would not be
+    JSON); integers of more than 4,300 digits (Python's limit); text no
+    database takes (NUL, lone surrogates, raw or escaped: the detail
+    names the field); nesting deeper than ``limits.MAX_DEPTH``.
     """
     if max_size is not None and len(body) > max_size:
         raise exception.RequestTooLarge(limit=max_size)
     if not body:
         raise exception.InvalidParameterValue(
             reason='The request body is empty; a JSON document is required.')
+    text = decode_text(body)
     try:
-        document = json.loads(body, parse_constant=_no_constant,
+        document = json.loads(text, parse_constant=_no_constant,
                               parse_float=_finite)
     except _NotJson as e:
         raise exception.InvalidParameterValue(
@@ -148,7 +175,8 @@ def parse_json(body, max_size=None):
             reason='Malformed JSON in the request body: %s' % _why(e))
     except RecursionError:
         raise _too_deep('JSON')
-    check_document(document, 'JSON', strings=bool(_BAD_ESCAPE.search(body)))
+    check_document(document, 'JSON', strings=bool(
+        _BAD_ESCAPE.search(text) or _BAD_CHAR.search(text)))
     return document
 
 
@@ -164,11 +192,16 @@ def parse_yaml(body):
     if not body:
         raise exception.InvalidParameterValue(
             reason='The request body is empty; a YAML document is required.')
-    _check_flow_depth(body)
+    text = decode_text(body)
+    _check_flow_depth(text)
+    # YAML's readers refuse a raw lone surrogate, naming a position only:
+    # parsed as a noncharacter instead, it is found, and refused naming
+    # its field, by check_document().
+    text, stand_in = _stand_in_surrogates(text)
     try:
         # The C parser when there is one. Aliases are shared objects, not
         # copies, until check_document() refuses them.
-        document = _load_yaml(body)
+        document = _load_yaml(text)
     except yaml.YAMLError as e:
         raise exception.InvalidParameterValue(
             reason='Malformed YAML in the request body: %s' % e)
@@ -179,7 +212,7 @@ def parse_yaml(body):
         raise exception.InvalidParameterValue(
             reason='The YAML document in the request body holds a value '
                    'JSON cannot represent: %s' % _why(e))
-    check_document(document, 'YAML', aliases=False)
+    check_document(document, 'YAML', aliases=False, stand_in=stand_in)
     # What is checked is what is stored (as JSON): YAML's dates, binary
     # values and sets, or keys of those, have no JSON form.
     try:
@@ -199,6 +232,20 @@ def _why(error):
         return 'an integer has more than %d digits' % (
             sys.get_int_max_str_digits())
     return text
+
+
+def _stand_in_surrogates(text):
+    """``text`` with its lone surrogates replaced by a noncharacter it
+    does not hold otherwise, and that noncharacter (None when none)."""
+    if not _SURROGATE.search(text):
+        return text, None
+    for code in range(0xFDD0, 0xFDF0):
+        stand_in = chr(code)
+        if stand_in not in text:
+            return _SURROGATE.sub(stand_in, text), stand_in
+    raise exception.InvalidParameterValue(
+        reason='The request body holds a lone surrogate (text that is '
+               'not valid Unicode).')
 
 
 _YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
@@ -241,21 +288,33 @@ def _check_flow_depth(body):
 
 #: The JSON escape of NUL or of a UTF-16 surrogate (U+D800 to U+DFFF):
 #: the only ways a JSON string can hold either.
-_BAD_ESCAPE = re.compile(rb'\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})')
+_BAD_ESCAPE = re.compile(r'\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})')
+#: A raw NUL or lone surrogate in the text of a body.
+_BAD_CHAR = re.compile('[\x00\ud800-\udfff]')
+_SURROGATE = re.compile('[\ud800-\udfff]')
 
 
-def check_text(text, what):
+def check_text(text, what, where=None, stand_in=None):
     """400 for text no database column takes: NUL (PostgreSQL refuses it)
-    or a lone surrogate (UTF-8 has no form for it)."""
+    or a lone surrogate (UTF-8 has no form for it); ``where`` names the
+    field. ``stand_in`` is the character that replaced lone surrogates
+    before parsing (see parse_yaml)."""
+    at = ' in %s' % where if where else ''
     if '\x00' in text:
         raise exception.InvalidParameterValue(
-            reason='%s holds a NUL character.' % what)
+            reason='%s holds a NUL character%s.' % (what, at))
+    if stand_in is not None and stand_in in text:
+        raise exception.InvalidParameterValue(
+            reason='%s holds text that is not valid Unicode%s: a lone '
+                   'surrogate' % (what, at))
     try:
         text.encode('utf-8')
     except UnicodeEncodeError as e:
         raise exception.InvalidParameterValue(
-            reason='%s holds text that is not valid Unicode: %s'
-                   % (what, e.reason))
+            reason='%s holds text that is not valid Unicode%s: %s '
+                   '(U+%04X)' % (what, at, 'a lone surrogate'
+                                 if e.reason == 'surrogates not allowed'
+                                 else e.reason, ord(text[e.start])))
 
 
 def _where(path):
@@ -268,7 +327,22 @@ def _where(path):
     return (''.join(parts) or '(body)') + ('...' if len(path) > 8 else '')
 
 
-def check_document(document, what, strings=True, aliases=True):
+def _suspect(text, stand_in):
+    # The quick test; check_text() says what is wrong, and where.
+    return bool(_BAD_CHAR.search(text)) or (
+        stand_in is not None and stand_in in text)
+
+
+def _trail_path(trail):
+    path = []
+    while trail is not None:
+        trail, part = trail
+        path.append(part)
+    return path[::-1]
+
+
+def check_document(document, what, strings=True, aliases=True,
+                   stand_in=None):
     """400 for what no request body may hold, in one walk.
 
     * nesting deeper than ``limits.MAX_DEPTH`` (LimitExceeded);
@@ -277,6 +351,8 @@ def check_document(document, what, strings=True, aliases=True):
       keys included;
     * unless ``aliases``, a map or list met twice: an alias, which may
       refer to itself (the walk stops at once) or expand without bound.
+
+    Messages name the field (``tags[0]``, ``data.groups[1].name``).
     """
     label = 'The %s document in the request body' % what
     seen = set()
@@ -285,12 +361,8 @@ def check_document(document, what, strings=True, aliases=True):
         value, depth, trail = stack.pop()
         if isinstance(value, (dict, list)):
             if depth >= limits.MAX_DEPTH:
-                path = []
-                while trail is not None:
-                    trail, part = trail
-                    path.append(part)
                 raise limits.exceeded('levels of nesting', limits.MAX_DEPTH,
-                                      _where(path[::-1]))
+                                      _where(_trail_path(trail)))
             if not aliases:
                 if id(value) in seen:
                     raise exception.InvalidParameterValue(
@@ -299,15 +371,18 @@ def check_document(document, what, strings=True, aliases=True):
                 seen.add(id(value))
             if isinstance(value, dict):
                 for key, child in value.items():
-                    if strings and isinstance(key, str):
-                        check_text(key, label)
+                    if (strings and isinstance(key, str)
+                            and _suspect(key, stand_in)):
+                        check_text(key, label, 'a key of %s' % _where(
+                            _trail_path(trail)), stand_in)
                     stack.append((child, depth + 1, (trail, key)))
             else:
                 stack.extend((child, depth + 1, (trail, i))
                              for i, child in enumerate(value))
         elif isinstance(value, str):
-            if strings:
-                check_text(value, label)
+            if strings and _suspect(value, stand_in):
+                check_text(value, label, _where(_trail_path(trail)),
+                           stand_in)
         elif isinstance(value, float):
             if math.isnan(value) or math.isinf(value):
                 raise exception.InvalidParameterValue(

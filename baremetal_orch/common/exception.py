@@ -299,6 +299,19 @@ class NodesBusy(Conflict):
                 '%(action)s.')
 
 
+class NodeHeldByAction(Conflict):
+    code = 'baremetal_orch.node.held_by_action'
+    _msg_fmt = ('Node %(node)s is held by running action %(action)s: it '
+                'cannot be %(what)s until the action ends.')
+
+
+class PatchTestFailed(Conflict):
+    """A JSON patch ``test`` operation does not hold for the resource as
+    it is now (RFC 5789: the patch conflicts with its state)."""
+    code = 'baremetal_orch.patch_test_failed'
+    _msg_fmt = "Couldn't apply patch: %(reason)s"
+
+
 class SignalAfterFinal(Conflict):
     code = 'baremetal_orch.signal.already_final'
     _msg_fmt = 'Deployment %(uuid)s has already received its final signal.'

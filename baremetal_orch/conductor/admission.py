@@ -24,8 +24,10 @@ row removed) whichever conductor admitted it.
 """
 
 import collections
+import contextlib
 
 from oslo_log import log
+from taskflow import exceptions as tf_exc
 
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
@@ -58,7 +60,7 @@ def _site(parameters):
 
 
 def _targets(context, parameters):
-    names = []
+    held = {}
     for ident in parameters['target_nodes']:
         try:
             node = node_obj.Node.get(context, ident)
@@ -69,8 +71,8 @@ def _targets(context, parameters):
             raise exception.InvalidAction(
                 reason='target node %s has never been deployed '
                        '(provision state %s)' % (ident, node.provision_state))
-        names.append(node.name or node.uuid)
-    return {'target_nodes': list(parameters['target_nodes'])}, names
+        held[node.uuid] = node.name or node.uuid
+    return {'target_nodes': list(parameters['target_nodes'])}, held
 
 
 def plan(parameters):
@@ -91,11 +93,14 @@ def admit(context, uuid, name, parameters, host):
         parameters, held = _targets(context, parameters)
     else:
         parameters, site = _site(parameters)
-        held = site.node_names()
+        held = {uuid: name for name, uuid in node_obj.Node.uuids_by_name(
+            site.node_names()).items()}
+    # Held by UUID: a node renamed meanwhile is still the same node.
     action = action_obj.Action(
         context, uuid=uuid, name=name, parameters=parameters,
         state=action_obj.PENDING, conductor=host,
-        progress={'held_nodes': sorted(set(held))})
+        progress={'held_nodes': sorted(set(held.values())),
+                  'held_node_uuids': sorted(held)})
     action.create()
     try:
         _refuse_if_busy(action, held)
@@ -105,16 +110,35 @@ def admit(context, uuid, name, parameters, host):
     return Admitted(action, site)
 
 
+def discard(action_uuid, only_pending=False):
+    """Remove an action whose start failed (or that was left pending):
+    the action, its tasks and events, and so the nodes it held, and its
+    flow's persisted log book. True when it was removed."""
+    removed = dbapi.discard_action(action_uuid, only_pending=only_pending)
+    if removed:
+        try:
+            with contextlib.closing(
+                    dbapi.taskflow_backend().get_connection()) as conn:
+                conn.destroy_logbook(action_uuid)
+        except tf_exc.NotFound:
+            pass
+        except Exception:
+            LOG.exception('Could not remove the flow of discarded action '
+                          '%s', action_uuid)
+    return removed
+
+
 def _refuse_if_busy(action, held):
     """NodesBusy (409) when an active action created before ``action``
-    holds some of its nodes."""
+    holds some of its nodes (``held``: {uuid: name}), compared by UUID."""
     wanted = set(held)
     for other in dbapi.list_active_actions():
         if other.id >= action.id:
             continue
-        overlap = sorted(wanted & set(action_obj.held_nodes(other)))
+        overlap = wanted & set(action_obj.held_nodes(other))
         if overlap:
-            error = exception.NodesBusy(nodes=', '.join(overlap),
-                                        action=other.uuid)
+            error = exception.NodesBusy(
+                nodes=', '.join(sorted(held[u] for u in overlap)),
+                action=other.uuid)
             LOG.info('Action %s refused: %s', action.uuid, error)
             raise error

@@ -18,6 +18,8 @@ from futurist import waiters
 from oslo_config import cfg
 from oslo_log import log
 import oslo_messaging as messaging
+from oslo_utils import excutils
+from oslo_utils import timeutils
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
@@ -257,8 +259,39 @@ class ConductorManager:
             return {'plan': admission.plan(parameters)}
         admitted = admission.admit(context, uuid, name, parameters,
                                    self.host)
-        self.actions.start(context, admitted.action, site=admitted.site)
+        try:
+            self.actions.start(context, admitted.action, site=admitted.site)
+        except Exception:
+            # An admission that fails leaves nothing behind: no pending
+            # action, no running task, no held node.
+            with excutils.save_and_reraise_exception():
+                LOG.warning('Action %s could not start; removing it',
+                            uuid, exc_info=True)
+                admission.discard(uuid)
         return admitted.action
+
+    def sweep_pending_actions(self, context):
+        """Remove this conductor's actions left ``pending`` (not running
+        here) for more than ``[conductor]pending_action_timeout`` seconds:
+        a crash or an error between the rows of their admission and start
+        left them holding their nodes. Returns their uuids."""
+        timeout = CONF.conductor.pending_action_timeout
+        running = self.actions.running()
+        swept = []
+        for action in action_obj.Action.list(
+                context, filters={'state': [action_obj.PENDING],
+                                  'conductor': self.host}):
+            if (action.uuid in running or not timeutils.is_older_than(
+                    action.created_at, timeout)):
+                continue
+            # Only while it is still pending: one that started meanwhile
+            # is left alone.
+            if admission.discard(action.uuid, only_pending=True):
+                LOG.warning('Removed action %s, pending since %s and not '
+                            'running: its start never completed',
+                            action.uuid, action.created_at)
+                swept.append(action.uuid)
+        return swept
 
     def run_nodes_phase(self, context, action_uuid, items, phase,
                         params=None):

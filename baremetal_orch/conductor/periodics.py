@@ -14,7 +14,9 @@
 The tasks: ``heartbeat`` (``[conductor]heartbeat_interval``),
 ``take_over`` of dead peers' nodes and actions
 (``[conductor]take_over_interval``), ``restore_consoles`` of dead peers'
-nodes (``[conductor]console_restore_interval``) and, with an Ironic
+nodes (``[conductor]console_restore_interval``),
+``sweep_pending_actions`` (a quarter of
+``[conductor]pending_action_timeout``) and, with an Ironic
 backend, ``ironic_sync`` (``[conductor]sync_interval``). Each has its own
 spacing; futurist never runs a task again before its previous run ended
 (no overlap), and the tasks run on a small pool of their own
@@ -69,6 +71,10 @@ class Periodics:
                 ('restore_consoles',
                  conductor.console_restore_interval or every,
                  self.restore_consoles)]
+        if conductor.pending_action_timeout > 0:
+            jobs.append(('sweep_pending_actions',
+                         max(1, conductor.pending_action_timeout // 4),
+                         self.sweep_pending_actions))
         jobs.extend(self.extra_jobs)
         return [(name, spacing, func) for name, spacing, func in jobs
                 if spacing is not None and spacing > 0]
@@ -116,6 +122,12 @@ class Periodics:
                 recovery.recover_host(ctx, host, self.manager.host,
                                       heartbeat_timeout=timeout)
             self.manager.actions.take_over(ctx, dead)
+
+    def sweep_pending_actions(self):
+        """Remove actions of this conductor left pending (see
+        ConductorManager.sweep_pending_actions)."""
+        self.manager.sweep_pending_actions(
+            orch_context.get_admin_context())
 
     def restore_consoles(self):
         """Re-enable, once per death, the consoles of dead conductors'

@@ -46,6 +46,12 @@ opts = [
                help='Seconds between two looks for enabled consoles of '
                     'dead conductors\' nodes to restore on this conductor. '
                     'Default: heartbeat_interval.'),
+    cfg.IntOpt('pending_action_timeout', default=300, min=0,
+               help='Seconds after which an action of this conductor that '
+                    'is still pending, and not running here, is removed '
+                    'with its tasks: an error or a crash between the rows '
+                    'of its admission left it holding its nodes. Checked '
+                    'every quarter of this time; 0 disables the sweep.'),
     cfg.IntOpt('periodic_max_workers', default=4, min=1,
                help='Threads running the periodic tasks (heartbeat, Ironic '
                     'sync, take-over, console restore); a task never runs '

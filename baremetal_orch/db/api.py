@@ -37,9 +37,11 @@ create_node = _inventory.create_node
 update_node = _inventory.update_node
 update_node_fields = _inventory.update_node_fields
 destroy_node = _inventory.destroy_node
+locked_node = _inventory.locked_node
 list_nodes = _inventory.list_nodes
 list_node_dicts = _inventory.list_node_dicts
 resolve_selectors = _inventory.resolve_selectors
+node_uuids_by_name = _inventory.node_uuids_by_name
 count_nodes_by_shard = _inventory.count_nodes_by_shard
 
 # Node locks (db/sqlalchemy/inventory.py) -----------------------------------
@@ -62,11 +64,13 @@ get_port = _inventory.get_port
 create_port = _inventory.create_port
 update_port = _inventory.update_port
 destroy_port = _inventory.destroy_port
+locked_port = _inventory.locked_port
 list_ports = _inventory.list_ports
 get_chassis = _inventory.get_chassis
 create_chassis = _inventory.create_chassis
 update_chassis = _inventory.update_chassis
 destroy_chassis = _inventory.destroy_chassis
+locked_chassis = _inventory.locked_chassis
 list_chassis = _inventory.list_chassis
 
 # Records of Ironic nodes, for the sync (db/sqlalchemy/ironic_records.py) ---
@@ -87,6 +91,7 @@ destroy_strategy = _operations.destroy_strategy
 # Actions (db/sqlalchemy/operations.py) -------------------------------------
 create_action = _operations.create_action
 destroy_action = _operations.destroy_action
+discard_action = _operations.discard_action
 get_action = _operations.get_action
 update_action = _operations.update_action
 list_actions = _operations.list_actions
@@ -119,6 +124,7 @@ heartbeat = _services.heartbeat
 get_service = _services.get_service
 list_services = _services.list_services
 update_service = _services.update_service
+locked_service = _services.locked_service
 is_alive = _services.is_alive
 live_services = _services.live_services
 move_node_to_service = _services.move_node_to_service

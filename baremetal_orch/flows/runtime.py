@@ -115,6 +115,9 @@ class SiteRuntime:
         self._save_lock = threading.Lock()
         #: What the last checkpoint wrote.
         self._last = None
+        #: The nodes admission held (by UUID), kept by every checkpoint.
+        self.held_uuids = (getattr(action, 'progress', None) or {}).get(
+            'held_node_uuids')
 
     # Checkpoints -----------------------------------------------------------
 
@@ -129,6 +132,7 @@ class SiteRuntime:
         """
         with self._save_lock:
             values = {'progress': {'held_nodes': self.site.node_names(),
+                                   'held_node_uuids': self.held_uuids,
                                    'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks},
                       'report': self.site.report()}

@@ -11,6 +11,8 @@
 #    under the License.
 """The Action object: a deploy_site, update_site or update_labels run."""
 
+from oslo_utils import uuidutils
+
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
@@ -30,9 +32,23 @@ NAMES = (DEPLOY_SITE, UPDATE_SITE, UPDATE_LABELS)
 
 
 def held_nodes(action):
-    """The names of the nodes an active action holds (an action row or
-    object): what admission recorded in its progress (for actions admitted
-    before it did: the resolved groups of its site, or its targets)."""
+    """The UUIDs of the nodes an active action holds (an action row or
+    object): inside an action a node is its UUID, never its name (a name
+    may change, or pass to another node).
+
+    Admission records them in the action's progress; for an action
+    admitted before it did, the nodes that bear the names it recorded.
+    """
+    progress = action.progress or {}
+    if progress.get('held_node_uuids') is not None:
+        return list(progress['held_node_uuids'])
+    names = _held_names(action)
+    return sorted(set(n for n in names if uuidutils.is_uuid_like(n)) | set(
+        dbapi.node_uuids_by_name(names).values()))
+
+
+def _held_names(action):
+    # What admission recorded before it recorded UUIDs: the names.
     progress = action.progress or {}
     if 'held_nodes' in progress:
         return list(progress['held_nodes'])
@@ -42,6 +58,14 @@ def held_nodes(action):
     if action.name == UPDATE_LABELS:
         return list((action.parameters or {}).get('target_nodes') or ())
     return []
+
+
+def holder_of(node_uuid):
+    """The active action (a row) that holds the node, or None."""
+    for action in dbapi.list_active_actions():
+        if node_uuid in held_nodes(action):
+            return action
+    return None
 
 
 @base.BaremetalOrchObjectRegistry.register

@@ -11,6 +11,8 @@
 #    under the License.
 """The Chassis object."""
 
+import contextlib
+
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
@@ -32,6 +34,15 @@ class Chassis(base.BaremetalOrchObject):
     @classmethod
     def get(cls, context, uuid):
         return cls._from_db_object(context, cls(), dbapi.get_chassis(uuid))
+
+    @classmethod
+    @contextlib.contextmanager
+    def updating(cls, context, uuid):
+        """The chassis, read again under its row lock, in a write transaction
+        that lasts the block: change and save it inside, and no concurrent
+        change is lost (a PATCH)."""
+        with dbapi.locked_chassis(uuid):
+            yield cls.get(context, uuid)
 
     @classmethod
     def list(cls, context, limit=None, marker=None, sort_key=None,

@@ -11,6 +11,7 @@
 #    under the License.
 """The Node object."""
 
+import contextlib
 import datetime
 
 from baremetal_orch.db import api as dbapi
@@ -74,6 +75,15 @@ class Node(base.BaremetalOrchObject):
                                    dbapi.get_node_dict(ident))
 
     @classmethod
+    @contextlib.contextmanager
+    def updating(cls, context, ident):
+        """The node, read again under its row lock, in a write transaction
+        that lasts the block: change and save it inside, and no concurrent
+        change is lost (a PATCH)."""
+        with dbapi.locked_node(ident):
+            yield cls.get(context, ident)
+
+    @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,
              sort_key=None, sort_dir=None):
         return cls._from_db_object_list(context, cls.list_records(
@@ -93,6 +103,11 @@ class Node(base.BaremetalOrchObject):
         the selector rules are :mod:`baremetal_orch.deployment.selectors`).
         """
         return dbapi.resolve_selectors(selectors)
+
+    @staticmethod
+    def uuids_by_name(names):
+        """``{name: uuid}`` of the nodes named among ``names``."""
+        return dbapi.node_uuids_by_name(names)
 
     @staticmethod
     def count_by_shard():

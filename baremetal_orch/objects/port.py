@@ -11,6 +11,8 @@
 #    under the License.
 """The Port object."""
 
+import contextlib
+
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
@@ -42,6 +44,15 @@ class Port(base.BaremetalOrchObject):
     @classmethod
     def get(cls, context, uuid):
         return cls._from_db_object(context, cls(), dbapi.get_port(uuid))
+
+    @classmethod
+    @contextlib.contextmanager
+    def updating(cls, context, uuid):
+        """The port, read again under its row lock, in a write transaction
+        that lasts the block: change and save it inside, and no concurrent
+        change is lost (a PATCH)."""
+        with dbapi.locked_port(uuid):
+            yield cls.get(context, uuid)
 
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,

@@ -11,6 +11,8 @@
 #    under the License.
 """The Service object: one conductor service and its heartbeat."""
 
+import contextlib
+
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
@@ -37,6 +39,14 @@ class Service(base.BaremetalOrchObject):
     @classmethod
     def get(cls, context, host):
         return cls._from_db_object(context, cls(), dbapi.get_service(host))
+
+    @classmethod
+    @contextlib.contextmanager
+    def updating(cls, context, host):
+        """The service, read again under its row lock, in a write
+        transaction that lasts the block (see Node.updating)."""
+        with dbapi.locked_service(host):
+            yield cls.get(context, host)
 
     @classmethod
     def list(cls, context):

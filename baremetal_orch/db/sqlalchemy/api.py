@@ -19,7 +19,6 @@ import threading
 from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
-from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils
 from osprofiler import sqlalchemy as osprofiler_sqlalchemy
 import sqlalchemy as sa
@@ -225,6 +224,12 @@ def _mode(mode, transaction):
     try:
         with lock, transaction as session:
             yield session
+    except db_exc.DBInvalidUnicodeParameter:
+        # Text with a lone surrogate: the API refuses it in bodies; this is
+        # the net for text from elsewhere (a document stored before).
+        raise exception.InvalidParameterValue(
+            reason='The request holds text that is not valid Unicode (a '
+                   'lone surrogate) for the database.')
     except orm_exc.StaleDataError:
         # A row changed or vanished under a concurrent transaction (the
         # callers lock what they change; this is the safety net).
@@ -280,8 +285,20 @@ def paginate(session, query, model, limit=None, marker=None, sort_key=None,
              sort_dir=None, marker_field='uuid'):
     """Page a query after the row whose ``marker_field`` is ``marker``.
 
-    Sorting is stable: ``id`` is always the last sort key.
+    Paging is total: following markers returns every row exactly once,
+    whatever the sort key. The order is (sort key, ``id``), both in
+    ``sort_dir``, and a null sorts before every value (first ascending,
+    last descending) on every database; the rows after the marker are
+    those after its (value, id) in that order. (oslo.db's paginate_query
+    compares the marker's value with ``<`` and ``>``: a null there, or in
+    a row, matched nothing, and those rows were skipped.)
     """
+    sort_key = sort_key or 'id'
+    columns = sa.inspect(model).columns
+    if sort_key not in columns:
+        raise exception.InvalidParameterValue(
+            reason='The sort_key value "%s" is an invalid field for '
+                   'sorting' % sort_key)
     marker_obj = None
     if marker is not None:
         marker_obj = session.query(model).filter(
@@ -289,20 +306,39 @@ def paginate(session, query, model, limit=None, marker=None, sort_key=None,
         if marker_obj is None:
             raise exception.InvalidParameterValue(
                 reason='Marker %s could not be found.' % marker)
-    sort_keys = [sort_key or 'id']
-    if 'id' not in sort_keys:
-        sort_keys.append('id')
-    if sort_key and not hasattr(model, sort_key):
-        raise exception.InvalidParameterValue(
-            reason='Invalid sort_key %s' % sort_key)
-    try:
-        return db_utils.paginate_query(query, model, limit, sort_keys,
-                                       marker=marker_obj,
-                                       sort_dir=sort_dir or 'asc').all()
-    except db_exc.InvalidSortKey:
-        raise exception.InvalidParameterValue(
-            reason='The sort_key value "%s" is an invalid field for '
-                   'sorting' % sort_key)
+    descending = (sort_dir or 'asc') == 'desc'
+    direction = sa.desc if descending else sa.asc
+    column, ident = getattr(model, sort_key), model.id
+    nullable = sort_key != 'id' and columns[sort_key].nullable
+    order = [column, ident] if sort_key != 'id' else [ident]
+    if nullable:
+        # 0 for a null, 1 for a value: nulls first ascending.
+        order.insert(0, sa.case((column.is_(None), 0), else_=1))
+    query = query.order_by(*[direction(c) for c in order])
+    if marker_obj is not None:
+        query = query.filter(_after(marker_obj, column, ident, sort_key,
+                                    nullable, descending))
+    if limit is not None:
+        query = query.limit(limit)
+    return query.all()
+
+
+def _after(marker, column, ident, sort_key, nullable, descending):
+    """The rows after ``marker`` in paginate()'s order."""
+    after_id = ident < marker.id if descending else ident > marker.id
+    if sort_key == 'id':
+        return after_id
+    value = getattr(marker, sort_key)
+    if value is None:
+        # Among the nulls: the later ones, then (ascending) every value.
+        among_nulls = sa.and_(column.is_(None), after_id)
+        return among_nulls if descending else sa.or_(
+            among_nulls, column.isnot(None))
+    beyond = column < value if descending else column > value
+    criteria = [beyond, sa.and_(column == value, after_id)]
+    if nullable and descending:
+        criteria.append(column.is_(None))
+    return sa.or_(*criteria)
 
 
 def apply_filters(query, model, filters, exact=()):

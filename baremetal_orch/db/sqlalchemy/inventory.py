@@ -11,6 +11,8 @@
 #    under the License.
 """Nodes, ports and chassis."""
 
+import contextlib
+
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -54,6 +56,31 @@ def _get_node(session, ident, lock=False):
     if node is None:
         raise exception.NodeNotFound(node=ident)
     return node
+
+
+@contextlib.contextmanager
+def _locked(get_row, ident):
+    """A write transaction that holds the row lock of what ``get_row``
+    finds (SELECT ... FOR UPDATE; on sqlite the write lock) for the whole
+    block: a read-modify-write inside it (a PATCH) is one transaction, and
+    a concurrent one waits for it rather than overwrite it. Reads and
+    writes through the database API inside the block join it."""
+    with api.writer() as session:
+        get_row(session, ident, lock=True)
+        yield
+
+
+def locked_node(ident):
+    """:func:`_locked` of the node ``ident`` (uuid or name)."""
+    return _locked(_get_node, ident)
+
+
+def locked_port(uuid):
+    return _locked(_get_port, uuid)
+
+
+def locked_chassis(uuid):
+    return _locked(_get_chassis, uuid)
 
 
 def get_node(ident):
@@ -101,6 +128,8 @@ def update_node(ident, values, expected_reservation=None):
             node.updated_at = timeutils.utcnow()
             session.flush()
             uuid = node.uuid
+            # (See update_port.)
+            session.expire(node)
     except db_exc.DBDuplicateEntry:
         raise exception.DuplicateName(resource='node', name=values.get('name'))
     return get_node(uuid)
@@ -316,6 +345,17 @@ def resolve_selectors(selectors, restrict_names=None):
         return [row[0] for row in session.execute(stmt)]
 
 
+def node_uuids_by_name(names):
+    """{name: uuid} of the nodes named among ``names``."""
+    names = list(names)
+    if not names:
+        return {}
+    with api.reader() as session:
+        return dict(session.execute(
+            sa.select(models.Node.name, models.Node.uuid)
+            .where(models.Node.name.in_(names))).all())
+
+
 def count_nodes_by_shard():
     with api.reader() as session:
         rows = session.execute(
@@ -366,6 +406,9 @@ def update_port(uuid, values):
                 setattr(port, key, value)
             port.updated_at = timeutils.utcnow()
             session.flush()
+            # Read again below, maybe in the same (outer) transaction: not
+            # what the identity map holds (its node, for one).
+            session.expire(port)
     except db_exc.DBDuplicateEntry:
         raise exception.Conflict(
             reason='a port with MAC address %s already exists'
@@ -428,6 +471,8 @@ def update_chassis(uuid, values):
         for key, value in values.items():
             setattr(chassis, key, value)
         chassis.updated_at = timeutils.utcnow()
+        session.flush()
+        session.expire(chassis)
     return get_chassis(uuid)
 
 

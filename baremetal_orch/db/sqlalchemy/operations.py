@@ -87,6 +87,23 @@ def destroy_action(uuid):
             raise exception.ActionNotFound(action=uuid)
 
 
+def discard_action(uuid, only_pending=False):
+    """Remove an action that never ran and every row its start wrote (its
+    tasks and events), in one transaction; with ``only_pending``, only
+    while it is still pending. True when it was removed."""
+    with api.writer() as session:
+        stmt = sa.delete(models.Action).where(models.Action.uuid == uuid)
+        if only_pending:
+            stmt = stmt.where(models.Action.state == 'pending')
+        if not session.execute(stmt).rowcount:
+            return False
+        session.execute(sa.delete(models.Task).where(
+            models.Task.action_uuid == uuid))
+        session.execute(sa.delete(models.Event).where(
+            models.Event.action_uuid == uuid))
+        return True
+
+
 def get_action(uuid):
     with api.reader() as session:
         row = session.query(models.Action).filter_by(uuid=uuid).one_or_none()

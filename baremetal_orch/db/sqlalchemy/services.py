@@ -11,6 +11,7 @@
 #    under the License.
 """Conductor service records and their heartbeats."""
 
+import contextlib
 import datetime
 
 from oslo_utils import timeutils
@@ -48,6 +49,23 @@ def heartbeat(host):
             raise exception.ServiceNotFound(host=host)
 
 
+def _get_service(session, host, lock=False):
+    query = session.query(models.Service).filter_by(host=host)
+    svc = (query.with_for_update() if lock else query).one_or_none()
+    if svc is None:
+        raise exception.ServiceNotFound(host=host)
+    return svc
+
+
+@contextlib.contextmanager
+def locked_service(host):
+    """A write transaction holding the service's row lock for the block
+    (see inventory.locked_node)."""
+    with api.writer() as session:
+        _get_service(session, host, lock=True)
+        yield
+
+
 def get_service(host):
     with api.reader() as session:
         svc = session.query(models.Service).filter_by(
@@ -72,6 +90,8 @@ def update_service(host, values):
         for key, value in values.items():
             setattr(svc, key, value)
         svc.updated_at = timeutils.utcnow()
+        session.flush()
+        session.expire(svc)
     return get_service(host)
 
 

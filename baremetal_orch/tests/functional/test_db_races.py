@@ -12,15 +12,24 @@
 """Concurrent updates and deletes of one row on real MariaDB and
 PostgreSQL: a request that loses the race gets NotFound (404), never a
 StaleDataError (500), and of several deletes of one row exactly one
-succeeds (found by the notification catalogue test over HTTP)."""
+succeeds (found by the notification catalogue test over HTTP). Concurrent
+PATCHes (read, apply, write) lose no update and their ``test`` holds."""
 
+import copy
 import threading
 
 import testscenarios
 
+from baremetal_orch.api import utils as api_utils
+from baremetal_orch.common import context
 from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
+from baremetal_orch import objects
+from baremetal_orch.objects import chassis as chassis_obj
+from baremetal_orch.objects import node as node_obj
+from baremetal_orch.objects import port as port_obj
+from baremetal_orch.objects import service as service_obj
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import databases
 
@@ -106,3 +115,153 @@ class TestRowRaces(base.FunctionalTestCase):
             self.assertEqual([], dbapi.list_nodes(
                 {'names': ['race-%d' % r] + ['race-%d-%d' % (r, i)
                                              for i in range(THREADS)]}))
+
+
+class TestPatchRaces(base.FunctionalTestCase):
+    """Concurrent read-modify-writes (what a PATCH does) of one row: no
+    update is lost, and of concurrent [test, replace] exactly one wins."""
+
+    scenarios = TestRowRaces.scenarios
+
+    WRITERS = 16
+    RACERS = 8
+
+    def setUp(self):
+        super().setUp()
+        databases.use_database(self, self.backend)
+        migration.upgrade()
+        objects.register_all()
+        self.context = context.get_admin_context()
+
+    def patch(self, updating, patch, fields):
+        """Apply a JSON patch to ``fields`` of the object that
+        ``updating()`` (``Node.updating(...)``...) yields, as the API's
+        PATCH does."""
+        def change(obj):
+            doc = {f: copy.deepcopy(obj[f]) for f in fields}
+            new = api_utils.apply_patch(doc, patch)
+            for field in fields:
+                if new[field] != doc[field]:
+                    obj[field] = new[field]
+        with updating() as found:
+            # What the request found (then the patch applies to what is).
+            pass
+        api_utils.update_atomically(self.context, None, found, updating(),
+                                    change)
+
+    def race(self, calls):
+        return TestRowRaces.race(self, calls)
+
+    def rows(self):
+        node = dbapi.create_node({'name': 'n', 'driver': 'fake',
+                                  'provision_state': 'enroll',
+                                  'extra': {'v': 0}})
+        chassis = dbapi.create_chassis({'extra': {'v': 0}})
+        port = dbapi.create_port({'node_id': node.id, 'extra': {'v': 0},
+                                  'address': '52:54:00:00:00:01'})
+        ctx = self.context
+        return [
+            (lambda: node_obj.Node.updating(ctx, node.uuid),
+             lambda: dbapi.get_node(node.uuid)),
+            (lambda: chassis_obj.Chassis.updating(ctx, chassis.uuid),
+             lambda: dbapi.get_chassis(chassis.uuid)),
+            (lambda: port_obj.Port.updating(ctx, port.uuid),
+             lambda: dbapi.get_port(port.uuid))]
+
+    def test_no_update_lost(self):
+        node = dbapi.create_node({'name': 't', 'driver': 'fake',
+                                  'provision_state': 'enroll'})
+        outcomes = self.race([
+            (lambda i=i: self.patch(
+                lambda: node_obj.Node.updating(self.context, node.uuid),
+                [{'op': 'add', 'path': '/tags/-', 'value': 't%02d' % i},
+                 {'op': 'add', 'path': '/extra/k%d' % i, 'value': i}],
+                ('tags', 'extra')))
+            for i in range(self.WRITERS)])
+        self.assertEqual(['ok'] * self.WRITERS, outcomes)
+        row = dbapi.get_node(node.uuid)
+        self.assertEqual(['t%02d' % i for i in range(self.WRITERS)],
+                         sorted(t.tag for t in row.tags))
+        self.assertEqual({'k%d' % i: i for i in range(self.WRITERS)},
+                         row.extra)
+        for updating, read in self.rows():
+            outcomes = self.race([
+                (lambda i=i, updating=updating: self.patch(
+                    updating, [{'op': 'add', 'path': '/extra/k%d' % i,
+                                'value': i}], ('extra',)))
+                for i in range(self.WRITERS)])
+            self.assertEqual(['ok'] * self.WRITERS, outcomes)
+            self.assertEqual(dict({'k%d' % i: i
+                                   for i in range(self.WRITERS)}, v=0),
+                             read().extra)
+
+    def test_test_op_holds(self):
+        for updating, read in self.rows():
+            for value in range(1, 4):
+                outcomes = self.race([
+                    (lambda updating=updating, value=value: self.patch(
+                        updating,
+                        [{'op': 'test', 'path': '/extra/v',
+                          'value': value - 1},
+                         {'op': 'replace', 'path': '/extra/v',
+                          'value': value}], ('extra',)))
+                    for _i in range(self.RACERS)])
+                self.assertEqual(1, outcomes.count('ok'), outcomes)
+                self.assertEqual(self.RACERS - 1,
+                                 outcomes.count('PatchTestFailed'),
+                                 outcomes)
+                self.assertEqual(value, read().extra['v'])
+        dbapi.register_service('cond-a')
+        outcomes = self.race([
+            (lambda i=i: self.patch(
+                lambda: service_obj.Service.updating(self.context, 'cond-a'),
+                [{'op': 'test', 'path': '/disabled', 'value': False},
+                 {'op': 'replace', 'path': '/disabled', 'value': True},
+                 {'op': 'replace', 'path': '/disabled_reason',
+                  'value': 'r%d' % i}], ('disabled', 'disabled_reason')))
+            for i in range(self.RACERS)])
+        self.assertEqual(1, outcomes.count('ok'), outcomes)
+        self.assertEqual('r%d' % outcomes.index('ok'),
+                         dbapi.get_service('cond-a').disabled_reason)
+
+
+class TestTotalPaging(base.FunctionalTestCase):
+    """Paging over rows whose sort value is null or equal (or equal but
+    for case: MariaDB's collation) on real MariaDB and PostgreSQL, whose
+    defaults order nulls differently: every row exactly once, both ways.
+    """
+
+    scenarios = TestRowRaces.scenarios
+
+    def setUp(self):
+        super().setUp()
+        databases.use_database(self, self.backend)
+        migration.upgrade()
+
+    def test_nodes(self):
+        racks = [None, 'r1', 'R1', None, 'r0', 'r2', 'r1', None, 'a', None]
+        for i, rack in enumerate(racks):
+            node = dbapi.create_node({
+                'name': None if i % 3 == 0 else 'n%d' % i, 'driver': 'fake',
+                'provision_state': 'enroll', 'rack_name': rack,
+                'shard': racks[-1 - i]})
+            if i % 2:
+                dbapi.update_node(node.uuid, {'extra': {'i': i}})
+        expected = sorted(n.uuid for n in dbapi.list_nodes())
+        for sort_key in ('name', 'rack_name', 'shard', 'updated_at',
+                         'created_at', 'uuid', 'id'):
+            walks = {}
+            for sort_dir in ('asc', 'desc'):
+                seen, marker = [], None
+                while True:
+                    page = dbapi.list_nodes(limit=2, marker=marker,
+                                            sort_key=sort_key,
+                                            sort_dir=sort_dir)
+                    seen.extend(n.uuid for n in page)
+                    if len(page) < 2:
+                        break
+                    marker = page[-1].uuid
+                self.assertEqual(expected, sorted(seen),
+                                 '%s %s' % (sort_key, sort_dir))
+                walks[sort_dir] = seen
+            self.assertEqual(walks['asc'], walks['desc'][::-1], sort_key)

@@ -83,19 +83,23 @@ class ChassisController(rest.RestController):
         ctx = utils.context()
         policy.authorize('baremetal_orch:chassis:update', ctx)
         chassis = _get(uuid)
-        doc = to_dict(chassis)
-        new = utils.apply_patch(doc, utils.json_body(),
-                                ['uuid', 'created_at', 'updated_at',
-                                 'links'])
-        validation.validate(schema.UPDATE, {
-            k: v for k, v in new.items() if k in schema.PATCHABLE},
-            'chassis')
-        for key in schema.PATCHABLE:
-            if new.get(key) != doc.get(key):
-                chassis[key] = new.get(key)
-        with notify.crud_scope(ctx, 'chassis', 'update', chassis):
-            chassis.save()
-        return to_dict(chassis)
+        patch = utils.json_body()
+
+        def change(chassis):
+            doc = to_dict(chassis)
+            new = utils.apply_patch(doc, patch,
+                                    ['uuid', 'created_at', 'updated_at',
+                                     'links'])
+            validation.validate(schema.UPDATE, {
+                k: v for k, v in new.items() if k in schema.PATCHABLE},
+                'chassis')
+            for key in schema.PATCHABLE:
+                if new.get(key) != doc.get(key):
+                    chassis[key] = new.get(key)
+
+        return to_dict(utils.update_atomically(
+            ctx, 'chassis', chassis,
+            chassis_obj.Chassis.updating(ctx, chassis.uuid), change))
 
     @pecan.expose('json')
     def delete(self, uuid=None):

@@ -26,6 +26,7 @@ from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.deployment import selectors as selectors_mod
 from baremetal_orch.drivers import provisioning
 from baremetal_orch.notifications import notify
+from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import base as objects_base
 from baremetal_orch.objects import chassis as chassis_obj
 from baremetal_orch.objects import node as node_obj
@@ -111,6 +112,43 @@ def _refuse_secret_reads(patch):
             raise exception.PatchError(
                 reason='%s from %s is not allowed (its secrets are '
                        'masked)' % (op['op'], source))
+
+
+def _apply(ctx, node, patch):
+    """Apply a JSON patch to ``node`` (unsaved)."""
+    doc = to_dict(node)
+    doc['driver_info'] = node.driver_info or {}
+    doc['instance_info'] = node.instance_info or {}
+    new = utils.apply_patch(doc, patch, READONLY)
+    validation.validate(schema.UPDATE, {
+        k: v for k, v in new.items() if k in schema.PATCHABLE}, 'node')
+    changes = {k: new.get(k) for k in schema.PATCHABLE
+               if new.get(k) != doc.get(k)}
+    for key in ('tags', 'labels', 'driver_info', 'instance_info', 'extra'):
+        if key in changes and changes[key] is None:
+            changes[key] = [] if key == 'tags' else {}
+    if 'owner' in changes:
+        policy.authorize('baremetal_orch:node:update_owner', ctx,
+                         {'owner': node.owner})
+    if BINDING_FIELDS.intersection(changes):
+        policy.authorize('baremetal_orch:node:update_binding', ctx,
+                         {'owner': node.owner})
+    if 'name' in changes:
+        _refuse_if_held(node, 'renamed')
+    changes = _check_values(changes)
+    for key, value in changes.items():
+        node[key] = value
+    provisioning.get_driver(node.driver).validate(node)
+
+
+def _refuse_if_held(node, what):
+    """409 when an active action holds the node: the action's plan and
+    report name it, and a node deleted or renamed under it would be
+    another's."""
+    holder = action_obj.holder_of(node.uuid)
+    if holder is not None:
+        raise exception.NodeHeldByAction(node=node.ident, what=what,
+                                         action=holder.uuid)
 
 
 class NodeStatesController(rest.RestController):
@@ -266,44 +304,32 @@ class NodesController(rest.RestController):
         node = get_node(node_ident, 'baremetal_orch:node:update')
         patch = utils.json_body()
         _refuse_secret_reads(patch)
-        doc = to_dict(node)
-        doc['driver_info'] = node.driver_info or {}
-        doc['instance_info'] = node.instance_info or {}
-        new = utils.apply_patch(doc, patch, READONLY)
-        validation.validate(schema.UPDATE, {
-            k: v for k, v in new.items() if k in schema.PATCHABLE},
-            'node')
-        changes = {k: new.get(k) for k in schema.PATCHABLE
-                   if new.get(k) != doc.get(k)}
-        for key in ('tags', 'labels', 'driver_info', 'instance_info',
-                    'extra'):
-            if key in changes and changes[key] is None:
-                changes[key] = [] if key == 'tags' else {}
-        if 'owner' in changes:
-            policy.authorize('baremetal_orch:node:update_owner', ctx,
+
+        def change(node):
+            # The node as it is now, under its row lock.
+            policy.authorize('baremetal_orch:node:update', ctx,
                              {'owner': node.owner})
-        if BINDING_FIELDS.intersection(changes):
-            policy.authorize('baremetal_orch:node:update_binding', ctx,
-                             {'owner': node.owner})
-        changes = _check_values(changes)
-        for key, value in changes.items():
-            node[key] = value
-        provisioning.get_driver(node.driver).validate(node)
-        with notify.crud_scope(ctx, 'node', 'update', node):
-            node.save()
+            _apply(ctx, node, patch)
+
+        node = utils.update_atomically(
+            ctx, 'node', node, node_obj.Node.updating(ctx, node.uuid),
+            change)
         return to_dict(node)
 
     @pecan.expose('json')
     def delete(self, node_ident=None):
         utils.require_ident(node_ident)
         ctx = utils.context()
-        node = get_node(node_ident, 'baremetal_orch:node:delete')
-        if node.provision_state not in states.DELETE_ALLOWED_STATES:
-            raise exception.NodeInWrongState(
-                node=node_ident, reason='cannot be deleted while %s'
-                % node.provision_state)
-        with notify.crud_scope(ctx, 'node', 'delete', node):
-            node.destroy()
+        uuid = get_node(node_ident, 'baremetal_orch:node:delete').uuid
+        # Under the node's row lock: the checks hold until it is gone.
+        with node_obj.Node.updating(ctx, uuid) as node:
+            if node.provision_state not in states.DELETE_ALLOWED_STATES:
+                raise exception.NodeInWrongState(
+                    node=node_ident, reason='cannot be deleted while %s'
+                    % node.provision_state)
+            _refuse_if_held(node, 'deleted')
+            with notify.crud_scope(ctx, 'node', 'delete', node):
+                node.destroy()
         pecan.response.status = 204
 
     @pecan.expose('json')

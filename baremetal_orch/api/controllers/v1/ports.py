@@ -106,23 +106,30 @@ class PortsController(rest.RestController):
         ctx = utils.context()
         policy.authorize('baremetal_orch:port:update', ctx)
         port = _get_port(uuid, 'baremetal_orch:port:update')
-        doc = to_dict(port)
-        new = utils.apply_patch(doc, utils.json_body(),
-                                [f for f in FIELDS if f not in
-                                 schema.PATCHABLE] + ['links'])
-        validation.validate(schema.UPDATE, {
-            k: v for k, v in new.items() if k in schema.PATCHABLE}, 'port')
-        changes = {k: new.get(k) for k in schema.PATCHABLE
-                   if new.get(k) != doc.get(k)}
-        if 'node_uuid' in changes:
-            changes['node_id'] = nodes.get_node(changes.pop('node_uuid')).id
-        if 'address' in changes:
-            changes['address'] = changes['address'].lower().replace('-', ':')
-        for key, value in changes.items():
-            port[key] = value
-        with notify.crud_scope(ctx, 'port', 'update', port):
-            port.save()
-        return to_dict(port)
+        patch = utils.json_body()
+
+        def change(port):
+            doc = to_dict(port)
+            new = utils.apply_patch(doc, patch,
+                                    [f for f in FIELDS if f not in
+                                     schema.PATCHABLE] + ['links'])
+            validation.validate(schema.UPDATE, {
+                k: v for k, v in new.items() if k in schema.PATCHABLE},
+                'port')
+            changes = {k: new.get(k) for k in schema.PATCHABLE
+                       if new.get(k) != doc.get(k)}
+            if 'node_uuid' in changes:
+                changes['node_id'] = nodes.get_node(
+                    changes.pop('node_uuid')).id
+            if 'address' in changes:
+                changes['address'] = changes['address'].lower().replace(
+                    '-', ':')
+            for key, value in changes.items():
+                port[key] = value
+
+        return to_dict(utils.update_atomically(
+            ctx, 'port', port, port_obj.Port.updating(ctx, port.uuid),
+            change))
 
     @pecan.expose('json')
     def delete(self, uuid=None):

@@ -101,9 +101,14 @@ class ServicesController(rest.RestController):
         ctx = utils.context()
         policy.authorize('baremetal_orch:service:update', ctx)
         service = service_obj.Service.get(ctx, host)
-        doc = to_dict(service)
-        new = utils.apply_patch(doc, utils.json_body(), READONLY)
-        for key, value in _changes(doc, new).items():
-            service[key] = value
-        service.save()
-        return to_dict(service)
+        patch = utils.json_body()
+
+        def change(service):
+            doc = to_dict(service)
+            new = utils.apply_patch(doc, patch, READONLY)
+            for key, value in _changes(doc, new).items():
+                service[key] = value
+
+        return to_dict(utils.update_atomically(
+            ctx, None, service, service_obj.Service.updating(ctx, host),
+            change))

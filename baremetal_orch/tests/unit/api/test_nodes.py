@@ -369,7 +369,9 @@ class TestPatch(NodeApiTestCase):
                       [{'op': 'replace', 'path': '', 'value': {}}],
                       [{'op': 'replace', 'path': '', 'value': 5}]):
             resp = self.patch('/v1/nodes/n1', patch)
-            self.assertError(resp, 400)
+            # A test that fails: the patch conflicts with the node's state.
+            self.assertError(resp, 409 if patch == [
+                {'op': 'test', 'path': '/name', 'value': 'other'}] else 400)
         node = self.get('/v1/nodes/n1', status=200).json
         self.assertEqual(self.node, node)
 

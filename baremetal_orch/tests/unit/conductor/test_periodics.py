@@ -36,11 +36,13 @@ class TestPeriodics(base.DbTestCase):
 
     def test_spacing_of_each_task_from_the_configuration(self):
         self.config(group='conductor', heartbeat_interval=7,
-                    take_over_interval=11, console_restore_interval=13)
+                    take_over_interval=11, console_restore_interval=13,
+                    pending_action_timeout=76)
         self.periodics.extra_jobs.append(('ironic_sync', 17, lambda: None))
         self.periodics.start()
         self.assertEqual({'heartbeat': 7, 'take_over': 11,
-                          'restore_consoles': 13, 'ironic_sync': 17},
+                          'restore_consoles': 13, 'ironic_sync': 17,
+                          'sweep_pending_actions': 19},
                          self.spacings())
 
     def test_take_over_and_consoles_default_to_the_heartbeat(self):
@@ -49,7 +51,8 @@ class TestPeriodics(base.DbTestCase):
         self.periodics.start()
         # A task with a spacing <= 0 is disabled.
         self.assertEqual({'heartbeat': 5, 'take_over': 5,
-                          'restore_consoles': 5}, self.spacings())
+                          'restore_consoles': 5,
+                          'sweep_pending_actions': 75}, self.spacings())
 
     def test_heartbeat_runs(self):
         self.config(group='conductor', heartbeat_interval=1)

@@ -240,8 +240,11 @@ class TestApi(base.ApiTestCase):
                 [{'op': 'test', 'path': '/description', 'value': 1}],
                 [{'op': 'test', 'path': '/name', 'value': 'x'}]):
             resp = self.patch('/v1/nodes/n1', patch)
-            error = self.assertError(resp, 400,
-                                     'baremetal_orch.invalid_patch')
+            # A test that fails is a conflict with the node's state.
+            error = self.assertError(
+                resp, *((409, 'baremetal_orch.patch_test_failed')
+                        if patch[0].get('op') == 'test'
+                        else (400, 'baremetal_orch.invalid_patch')))
             self.assertNotIn('S3CRET', resp.text)
             self.assertIn(patch[0]['path'], error['detail'])
 
