@@ -99,8 +99,7 @@ def admit(context, uuid, name, parameters, host):
     action = action_obj.Action(
         context, uuid=uuid, name=name, parameters=parameters,
         state=action_obj.PENDING, conductor=host,
-        progress={'held_nodes': sorted(set(held.values())),
-                  'held_node_uuids': sorted(held)})
+        progress={'held_nodes': sorted(held)})
     action.create()
     try:
         _refuse_if_busy(action, held)

@@ -30,6 +30,7 @@ from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
 from baremetal_orch.notifications import notify
+from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF
@@ -116,8 +117,7 @@ class SiteRuntime:
         #: What the last checkpoint wrote.
         self._last = None
         #: The nodes admission held (by UUID), kept by every checkpoint.
-        self.held_uuids = (getattr(action, 'progress', None) or {}).get(
-            'held_node_uuids')
+        self.held_nodes = action_obj.held_nodes(action)
 
     # Checkpoints -----------------------------------------------------------
 
@@ -131,8 +131,7 @@ class SiteRuntime:
         holds changes nothing either.
         """
         with self._save_lock:
-            values = {'progress': {'held_nodes': self.site.node_names(),
-                                   'held_node_uuids': self.held_uuids,
+            values = {'progress': {'held_nodes': self.held_nodes,
                                    'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks},
                       'report': self.site.report()}

@@ -11,19 +11,18 @@
 #    under the License.
 """The Action object: a deploy_site, update_site or update_labels run."""
 
-from oslo_utils import uuidutils
-
+from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
 
-PENDING = 'pending'
-RUNNING = 'running'
-COMPLETE = 'complete'
-FAILED = 'failed'
-CANCELLED = 'cancelled'
-STATES = (PENDING, RUNNING, COMPLETE, FAILED, CANCELLED)
-FINAL_STATES = (COMPLETE, FAILED, CANCELLED)
+PENDING = statuses.PENDING
+RUNNING = statuses.RUNNING
+COMPLETE = statuses.COMPLETE
+FAILED = statuses.FAILED
+CANCELLED = statuses.CANCELLED
+STATES = statuses.ACTION_STATES
+FINAL_STATES = statuses.ACTION_FINAL_STATES
 
 DEPLOY_SITE = 'deploy_site'
 UPDATE_SITE = 'update_site'
@@ -36,28 +35,10 @@ def held_nodes(action):
     object): inside an action a node is its UUID, never its name (a name
     may change, or pass to another node).
 
-    Admission records them in the action's progress; for an action
-    admitted before it did, the nodes that bear the names it recorded.
+    Admission records them in the action's progress, and every
+    checkpoint keeps them.
     """
-    progress = action.progress or {}
-    if progress.get('held_node_uuids') is not None:
-        return list(progress['held_node_uuids'])
-    names = _held_names(action)
-    return sorted(set(n for n in names if uuidutils.is_uuid_like(n)) | set(
-        dbapi.node_uuids_by_name(names).values()))
-
-
-def _held_names(action):
-    # What admission recorded before it recorded UUIDs: the names.
-    progress = action.progress or {}
-    if 'held_nodes' in progress:
-        return list(progress['held_nodes'])
-    if 'site' in progress:
-        return sorted({n for names in progress['site'].get(
-            'group_nodes', {}).values() for n in names})
-    if action.name == UPDATE_LABELS:
-        return list((action.parameters or {}).get('target_nodes') or ())
-    return []
+    return list((action.progress or {}).get('held_nodes') or ())
 
 
 def holder_of(node_uuid):

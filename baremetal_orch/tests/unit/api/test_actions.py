@@ -162,7 +162,7 @@ class TestSiteActions(ActionApiTestCase):
         self.load_site()
         running = dbapi.create_action({
             'name': 'deploy_site', 'state': 'running',
-            'progress': {'site': {'group_nodes': {'x': ['ctl02']}}}})
+            'progress': {'held_nodes': [dbapi.get_node('ctl02').uuid]}})
         resp = self.post('/v1/actions', {'name': 'deploy_site'})
         self.assertError(resp, 409, 'baremetal_orch.action.nodes_busy',
                          running.uuid)

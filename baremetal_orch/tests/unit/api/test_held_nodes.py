@@ -101,7 +101,7 @@ class HeldNodesTestCase(test_actions.ActionApiTestCase):
         self.finished(resp.json['uuid'])
         # The flow's checkpoints kept what admission held.
         self.assertEqual([dbapi.get_node('ctl01').uuid], dbapi.get_action(
-            resp.json['uuid']).progress['held_node_uuids'])
+            resp.json['uuid']).progress['held_nodes'])
 
     def test_update_labels_holds_by_uuid(self):
         dbapi.update_node(self.ctl01, {'provision_state': 'active',
