@@ -46,7 +46,6 @@ from baremetal_orch.common import exception
 from baremetal_orch.deployment import criteria as criteria_mod
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import report as report_mod
-from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.deployment import tracker as tracker_mod
 
 _COUNTS = {groups.PREPARE: (tracker_mod.PREPARED, tracker_mod.SUCCESS),
@@ -439,13 +438,14 @@ class SiteDeployment:
     # Persistence -----------------------------------------------------------
 
     def to_dict(self):
-        """A JSON-serializable snapshot of the whole state.
+        """A JSON-serializable snapshot of the state, but the strategy
+        (stored once, with the action).
 
-        :meth:`from_dict` rebuilds the exact state from it.
+        :meth:`from_dict` rebuilds the exact state from it and the
+        strategy.
         """
         with self._lock:
             return {'version': _FORMAT_VERSION,
-                    'strategy': self.strategy.to_document(),
                     'group_nodes': {g: list(n)
                                     for g, n in self._nodes.items()},
                     'tracker': self._tracker.to_dict(),
@@ -454,13 +454,15 @@ class SiteDeployment:
                                for g, s in self._groups.items()}}
 
     @classmethod
-    def from_dict(cls, data):
-        """Rebuild a deployment from :meth:`to_dict` output."""
+    def from_dict(cls, strategy, data):
+        """Rebuild a deployment from its strategy (a parsed
+        :class:`~baremetal_orch.deployment.strategy.Strategy`) and
+        :meth:`to_dict` output."""
         if data.get('version') != _FORMAT_VERSION:
             raise exception.InvalidParameterValue(
                 reason='unsupported site deployment state version %r'
                 % data.get('version'))
-        site = cls(strategy_mod.parse(data['strategy']), data['group_nodes'])
+        site = cls(strategy, data['group_nodes'])
         site._tracker = tracker_mod.NodeTracker.from_dict(data['tracker'])
         site._order = list(data['order'])
         site._groups = {g: groups.GroupState.from_dict(s)

@@ -160,15 +160,18 @@ def begin(context, action, host, dispatcher, site=None):
     :returns: the :class:`SiteRuntime`.
     """
     progress = action.progress or {}
-    if site is None and 'site' in progress:
-        site = site_mod.SiteDeployment.from_dict(progress['site'])
-    elif site is None:
-        # Created by an API of the previous release (RPC API 1.0), which
-        # only stored the strategy: resolve its selectors now.
+    if site is None:
         strategy = strategy_mod.parse(action.parameters['strategy'])
-        site = site_mod.SiteDeployment(strategy, {
-            g.name: node_obj.Node.names_matching(g.selectors)
-            for g in strategy.groups})
+        if 'site' in progress:
+            site = site_mod.SiteDeployment.from_dict(strategy,
+                                                     progress['site'])
+        else:
+            # Its admitting conductor died before it stored the resolved
+            # site (a job the jobboard's orphan watch posted again):
+            # resolve the selectors of its strategy snapshot now.
+            site = site_mod.SiteDeployment(strategy, {
+                g.name: node_obj.Node.names_matching(g.selectors)
+                for g in strategy.groups})
     now = timeutils.utcnow()
     root = dbapi.create_task({
         'action_uuid': action.uuid, 'kind': 'action', 'name': action.name,
@@ -196,7 +199,8 @@ def begin(context, action, host, dispatcher, site=None):
 def restore(context, action, dispatcher):
     """The runtime of a running site action, from its last checkpoint."""
     progress = action.progress or {}
-    site = site_mod.SiteDeployment.from_dict(progress['site'])
+    site = site_mod.SiteDeployment.from_dict(
+        strategy_mod.parse(action.parameters['strategy']), progress['site'])
     return runtime_mod.SiteRuntime(context, action, site, dispatcher,
                                    progress['group_tasks'], action.task_uuid)
 

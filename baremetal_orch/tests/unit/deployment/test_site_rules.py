@@ -395,7 +395,8 @@ class TestTimeoutAndGuards(base.TestCase):
         data = self.site.to_dict()
         data['version'] = 99
         self.assertRaises(exception.InvalidParameterValue,
-                          site_mod.SiteDeployment.from_dict, data)
+                          site_mod.SiteDeployment.from_dict,
+                          self.site.strategy, data)
 
 
 class TestFailFast(base.TestCase):
