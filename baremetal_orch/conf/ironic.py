@@ -31,8 +31,27 @@ opts = [
                 help='Services sharing one conductor group. With more than '
                      'one, nodes are spread over them on a hash ring.'),
     cfg.IntOpt('api_max_retries', default=6, min=0,
-               help='Retries of an Ironic call answered with a conflict or '
-                    'unavailability.'),
+               help='Retries of an Ironic call answered with a conflict '
+                    'saying the node is locked.'),
+    cfg.IntOpt('outage_tolerance', default=600, min=0, mutable=True,
+               help='Seconds an Ironic request that gets no answer '
+                    '(connection refused, reset or timed out) or a 5xx '
+                    'other than Ironic\'s concurrency limit is sent again, '
+                    'with a growing delay, before the node is failed. '
+                    'Counted per request, so per node and per poll. A '
+                    'provision request whose answer was lost is never sent '
+                    'again blind: the node is read first, and its state '
+                    'decides.'),
+    cfg.IntOpt('max_concurrent_provisioning', min=1, mutable=True,
+               help='The most provision requests this conductor keeps in '
+                    'flight at one Ironic, per kind of work (deploying; '
+                    'cleaning, which includes provide and undeploy). Unset, '
+                    'the conductor finds the limit from Ironic\'s answers: '
+                    'past [conductor]max_concurrent_deploy or '
+                    'max_concurrent_clean Ironic answers 503, and the node '
+                    'waits in a queue for a slot instead of failing; the '
+                    'phase timeout of a node starts when Ironic accepts '
+                    'its request.'),
     cfg.IntOpt('api_retry_interval', default=2, min=0,
                help='Seconds between two retries of an Ironic call.'),
     cfg.FloatOpt('poll_interval', default=1.0, min=0.05,

@@ -31,10 +31,20 @@ Nodes are returned as the plain dictionaries of Ironic's JSON (``uuid``,
 
 Retries: openstacksdk retries every 409 and 503 five times with a growing
 delay (about 15 s) before it gives up. Here openstacksdk does not retry at
-all; :meth:`IronicClient._request` retries, ``[ironic]api_max_retries``
-times every ``[ironic]api_retry_interval`` seconds, only what can change: a
-503 (no free conductor) and a 409 saying the node is locked. Any other
-conflict is final and raised at once.
+all; :meth:`IronicClient._request` decides:
+
+* a 409 saying the node is locked is sent again ``[ironic]api_max_retries``
+  times every ``[ironic]api_retry_interval`` seconds; any other conflict is
+  final and raised at once;
+* no answer (refused, reset, timed out) or a 5xx other than Ironic's
+  concurrency limit is an outage, not Ironic's word: the request is sent
+  again with a growing delay for up to ``[ironic]outage_tolerance``
+  seconds (:mod:`.outage`), except a provision request, which is never
+  sent blind a second time: its caller reads the node to learn whether
+  Ironic took it (:class:`IronicRequestFailed` ``answered`` is False);
+* Ironic's concurrency limit (a 503 "The concurrent action limit ... has
+  been reached") is raised at once with ``busy`` set: the caller queues
+  the node (:mod:`.throttle`).
 
 The deprecated ``[ironic]peer_list`` mode is in :mod:`.peers`.
 """
@@ -50,9 +60,9 @@ from openstack import exceptions as sdk_exc
 from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
-import tenacity
 
 from baremetal_orch.common import exception
+from baremetal_orch.ironic import outage as outage_mod
 from baremetal_orch.ironic import poller as poller_mod
 
 CONF = cfg.CONF
@@ -79,6 +89,13 @@ FAIL_STATES = {
 }
 
 
+#: Part of the message of Ironic's 503 past ``max_concurrent_deploy`` or
+#: ``max_concurrent_clean``.
+CONCURRENCY_LIMIT = 'concurrent action limit'
+#: Statuses a proxy answers for an Ironic it could not reach.
+GATEWAY_STATUSES = (502, 504)
+
+
 class IronicRequestFailed(exception.DriverError):
     """Ironic refused a request or could not be reached.
 
@@ -93,15 +110,37 @@ class IronicRequestFailed(exception.DriverError):
         self.status_code = status_code
         self.details = details or reason
 
+    @property
+    def busy(self):
+        """Ironic refused the request for its concurrency limit."""
+        return (self.status_code == 503 and
+                CONCURRENCY_LIMIT in str(self.details).lower())
 
-def _is_transient(exc):
-    """Whether a failed Ironic request may succeed when sent again."""
-    if not isinstance(exc, IronicRequestFailed):
-        return False
-    if exc.status_code == 503:
-        return True
+    @property
+    def answered(self):
+        """Whether Ironic itself answered (not a lost connection, a
+        timeout, or a proxy's 502/504)."""
+        return (self.status_code is not None and
+                self.status_code not in GATEWAY_STATUSES)
+
+    @property
+    def outage(self):
+        """Not Ironic's word on the request: worth sending again."""
+        if self.status_code is None:
+            return True
+        return self.status_code >= 500 and not self.busy
+
+
+class IronicUnreachable(IronicRequestFailed):
+    """Ironic did not answer within ``[ironic]outage_tolerance``."""
+    code = 'baremetal_orch.ironic.unreachable'
+
+
+def _is_locked(exc):
     # Ironic's NodeLocked is the one conflict that goes away by itself.
-    return exc.status_code == 409 and 'is locked by host' in str(exc.details)
+    return (isinstance(exc, IronicRequestFailed) and
+            exc.status_code == 409 and
+            'is locked by host' in str(exc.details))
 
 
 def _version_tuple(version):
@@ -115,11 +154,16 @@ class IronicClient:
     :param page_size: nodes asked for per listing page.
     """
 
-    def __init__(self, conf=CONF, page_size=PAGE_SIZE):
+    def __init__(self, conf=CONF, page_size=PAGE_SIZE, sleep=time.sleep,
+                 clock=time.monotonic):
         self.conf = conf
         self.page_size = page_size
         self._conn = None
         self._lock = threading.Lock()
+        self._sleep = sleep
+        self._clock = clock
+        #: Whether Ironic answers (one log line per outage).
+        self.outage = outage_mod.outage_for(self.endpoint, clock)
         #: Serves the node states of every wait_for_state of this client.
         self.poller = poller_mod.StatePoller(
             self.list_nodes, self.get_node,
@@ -146,6 +190,13 @@ class IronicClient:
     def api_version(self):
         """The microversion requested by default."""
         return SHARD_VERSION if self.shard_key else BASE_VERSION
+
+    @property
+    def endpoint(self):
+        """What names this Ironic: its endpoint, or the catalog's."""
+        opts = self._opts
+        return opts.endpoint_override or 'catalog:%s/%s' % (
+            opts.region_name or '', opts.service_type)
 
     def scope_filters(self):
         """The query parameters restricting a listing to this service."""
@@ -203,21 +254,60 @@ class IronicClient:
     def _proxy(self):
         return self.connection.baremetal
 
-    def _request(self, method, path, retry=True, **kwargs):
+    def _request(self, method, path, retry=True, resend=True, **kwargs):
         """Send one request to Ironic; return the response.
 
-        :param retry: whether a locked node or a busy Ironic is worth
-            retrying (see the module documentation).
-        :raises: IronicRequestFailed
+        :param retry: whether a locked node is worth retrying, and an
+            outage worth riding out (see the module documentation).
+        :param resend: whether the request may be sent again after an
+            answer was lost; False for requests that must not be sent
+            blind twice (the caller reads the node first).
+        :raises: IronicRequestFailed; IronicUnreachable once
+            ``[ironic]outage_tolerance`` is spent.
         """
-        attempts = self._opts.api_max_retries + 1 if retry else 1
-        retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(attempts),
-            wait=tenacity.wait_fixed(self._opts.api_retry_interval),
-            retry=tenacity.retry_if_exception(_is_transient),
-            before_sleep=self._log_retry,
-            reraise=True)
-        return retrying(self._send, method, path, **kwargs)
+        opts = self._opts
+        locked = outages = 0
+        first = None
+        while True:
+            try:
+                response = self._send(method, path, **kwargs)
+            except IronicRequestFailed as exc:
+                if exc.answered:
+                    self.outage.answered()
+                if not retry or exc.busy:
+                    raise
+                if _is_locked(exc):
+                    if locked >= opts.api_max_retries:
+                        raise
+                    locked += 1
+                    LOG.info('Retrying in %s s (attempt %d): %s',
+                             opts.api_retry_interval, locked, exc)
+                    self._sleep(opts.api_retry_interval)
+                    continue
+                if not exc.outage:
+                    raise
+                if not exc.answered:
+                    self.outage.failed(exc)
+                if not resend:
+                    raise
+                now = self._clock()
+                first = now if first is None else first
+                if now - first >= opts.outage_tolerance:
+                    raise self.unreachable(exc, now - first)
+                outages += 1
+                self._sleep(outage_mod.backoff(outages))
+                continue
+            self.outage.answered()
+            return response
+
+    @staticmethod
+    def unreachable(exc, seconds):
+        """The error of a request Ironic did not answer for ``seconds``."""
+        return IronicUnreachable(
+            request=exc.kwargs.get('request'), status_code=exc.status_code,
+            reason='Ironic did not answer for %d s ([ironic]'
+                   'outage_tolerance): %s' % (seconds, exc.kwargs.get(
+                       'reason')))
 
     def _send(self, method, path, **kwargs):
         kwargs.setdefault('microversion', self.api_version)
@@ -233,12 +323,6 @@ class IronicClient:
         except (ks_exc.ClientException, sdk_exc.SDKException) as exc:
             raise IronicRequestFailed(request=request, reason=str(exc))
         return response
-
-    @staticmethod
-    def _log_retry(retry_state):
-        LOG.info('Retrying in %.1f s (attempt %d): %s',
-                 retry_state.next_action.sleep, retry_state.attempt_number,
-                 retry_state.outcome.exception())
 
     # --- listings (always scoped) -------------------------------------------
 
@@ -380,8 +464,10 @@ class IronicClient:
                 _version_tuple(DEPLOY_STEPS_VERSION)):
             version = DEPLOY_STEPS_VERSION
         body = dict(kwargs, target=target)
+        # Never sent blind twice: after a lost answer, the caller reads
+        # the node to learn whether Ironic took it.
         self._request('PUT', '/nodes/%s/states/provision' % uuid, json=body,
-                      microversion=version)
+                      microversion=version, resend=False)
 
     def patch_node(self, uuid, patch, retry=True):
         """Apply an RFC 6902 JSON patch to a node; return the node."""
