@@ -64,6 +64,7 @@ from oslo_utils import timeutils
 from baremetal_orch.common import exception
 from baremetal_orch.ironic import outage as outage_mod
 from baremetal_orch.ironic import poller as poller_mod
+from baremetal_orch.ironic import retries
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -89,58 +90,8 @@ FAIL_STATES = {
 }
 
 
-#: Part of the message of Ironic's 503 past ``max_concurrent_deploy`` or
-#: ``max_concurrent_clean``.
-CONCURRENCY_LIMIT = 'concurrent action limit'
-#: Statuses a proxy answers for an Ironic it could not reach.
-GATEWAY_STATUSES = (502, 504)
-
-
-class IronicRequestFailed(exception.DriverError):
-    """Ironic refused a request or could not be reached.
-
-    ``status_code`` is the HTTP status (None when Ironic did not answer),
-    ``details`` Ironic's own message.
-    """
-    code = 'baremetal_orch.ironic.request_failed'
-    _msg_fmt = 'Ironic request %(request)s failed: %(reason)s'
-
-    def __init__(self, request, reason, status_code=None, details=None):
-        super().__init__(request=request, reason=reason)
-        self.status_code = status_code
-        self.details = details or reason
-
-    @property
-    def busy(self):
-        """Ironic refused the request for its concurrency limit."""
-        return (self.status_code == 503 and
-                CONCURRENCY_LIMIT in str(self.details).lower())
-
-    @property
-    def answered(self):
-        """Whether Ironic itself answered (not a lost connection, a
-        timeout, or a proxy's 502/504)."""
-        return (self.status_code is not None and
-                self.status_code not in GATEWAY_STATUSES)
-
-    @property
-    def outage(self):
-        """Not Ironic's word on the request: worth sending again."""
-        if self.status_code is None:
-            return True
-        return self.status_code >= 500 and not self.busy
-
-
-class IronicUnreachable(IronicRequestFailed):
-    """Ironic did not answer within ``[ironic]outage_tolerance``."""
-    code = 'baremetal_orch.ironic.unreachable'
-
-
-def _is_locked(exc):
-    # Ironic's NodeLocked is the one conflict that goes away by itself.
-    return (isinstance(exc, IronicRequestFailed) and
-            exc.status_code == 409 and
-            'is locked by host' in str(exc.details))
+IronicRequestFailed = retries.IronicRequestFailed
+IronicUnreachable = retries.IronicUnreachable
 
 
 def _version_tuple(version):
@@ -265,49 +216,13 @@ class IronicClient:
         :raises: IronicRequestFailed; IronicUnreachable once
             ``[ironic]outage_tolerance`` is spent.
         """
-        opts = self._opts
-        locked = outages = 0
-        first = None
-        while True:
-            try:
-                response = self._send(method, path, **kwargs)
-            except IronicRequestFailed as exc:
-                if exc.answered:
-                    self.outage.answered()
-                if not retry or exc.busy:
-                    raise
-                if _is_locked(exc):
-                    if locked >= opts.api_max_retries:
-                        raise
-                    locked += 1
-                    LOG.info('Retrying in %s s (attempt %d): %s',
-                             opts.api_retry_interval, locked, exc)
-                    self._sleep(opts.api_retry_interval)
-                    continue
-                if not exc.outage:
-                    raise
-                if not exc.answered:
-                    self.outage.failed(exc)
-                if not resend:
-                    raise
-                now = self._clock()
-                first = now if first is None else first
-                if now - first >= opts.outage_tolerance:
-                    raise self.unreachable(exc, now - first)
-                outages += 1
-                self._sleep(outage_mod.backoff(outages))
-                continue
-            self.outage.answered()
-            return response
+        return retries.call(
+            lambda: self._send(method, path, **kwargs), self._opts,
+            self.outage, sleep=self._sleep, clock=self._clock, retry=retry,
+            resend=resend)
 
-    @staticmethod
-    def unreachable(exc, seconds):
-        """The error of a request Ironic did not answer for ``seconds``."""
-        return IronicUnreachable(
-            request=exc.kwargs.get('request'), status_code=exc.status_code,
-            reason='Ironic did not answer for %d s ([ironic]'
-                   'outage_tolerance): %s' % (seconds, exc.kwargs.get(
-                       'reason')))
+    #: The error of a request Ironic did not answer for ``seconds``.
+    unreachable = staticmethod(retries.unreachable)
 
     def _send(self, method, path, **kwargs):
         kwargs.setdefault('microversion', self.api_version)
