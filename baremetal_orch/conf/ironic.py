@@ -14,6 +14,9 @@ from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 GROUP = 'ironic'
+#: Seconds before an Ironic request without an answer is given up (the
+#: default of ``[ironic]timeout``).
+REQUEST_TIMEOUT = 60
 
 opts = [
     cfg.StrOpt('shard_key',
@@ -72,11 +75,24 @@ def register_opts(conf):
     ks_loading.register_adapter_conf_options(
         conf, GROUP, include_deprecated=False)
     conf.set_default('service_type', 'baremetal', group=GROUP)
+    # A request whose answer never comes (a half-open connection behind a
+    # proxy, an overloaded API) must end, so that it counts as an outage
+    # and is retried or reconciled, instead of blocking every wait that
+    # shares its poll.
+    conf.set_default('timeout', REQUEST_TIMEOUT, group=GROUP)
+
+
+def _session_opts():
+    session = ks_loading.get_session_conf_options()
+    for opt in session:
+        if opt.dest == 'timeout':
+            opt.default = REQUEST_TIMEOUT
+    return session
 
 
 def list_opts():
     return (opts
-            + ks_loading.get_session_conf_options()
+            + _session_opts()
             + ks_loading.get_auth_common_conf_options()
             + ks_loading.get_auth_plugin_conf_options('password')
             + ks_loading.get_adapter_conf_options(include_deprecated=False))

@@ -226,6 +226,8 @@ class IronicClient:
 
     def _send(self, method, path, **kwargs):
         kwargs.setdefault('microversion', self.api_version)
+        if self._opts.timeout:
+            kwargs.setdefault('timeout', self._opts.timeout)
         request = '%s %s' % (method, path)
         try:
             response = self._proxy.request(path, method, **kwargs)

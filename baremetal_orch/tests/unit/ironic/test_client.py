@@ -404,6 +404,11 @@ class TestOutage(base.IronicTestCase):
         self.assertGreaterEqual(sum(self.time.slept), 30)
         self.assertLess(sum(self.time.slept), 36)
 
+    def test_requests_have_a_timeout(self):
+        # Without one, a request never answered blocks every wait that
+        # shares its poll, for ever.
+        self.assertEqual(60, cfg.CONF.ironic.timeout)
+
     def test_answers_are_final(self):
         self.ironic.mock.get(
             base.fake_ironic.ENDPOINT + '/v1/nodes/' + self.uuid,
