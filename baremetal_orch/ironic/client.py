@@ -62,6 +62,7 @@ from oslo_log import log
 from oslo_utils import timeutils
 
 from baremetal_orch.common import exception
+from baremetal_orch.conf import ironic as ironic_conf
 from baremetal_orch.ironic import outage as outage_mod
 from baremetal_orch.ironic import poller as poller_mod
 from baremetal_orch.ironic import retries
@@ -226,8 +227,10 @@ class IronicClient:
 
     def _send(self, method, path, **kwargs):
         kwargs.setdefault('microversion', self.api_version)
-        if self._opts.timeout:
-            kwargs.setdefault('timeout', self._opts.timeout)
+        # Never without a timeout: an answer that never comes would block
+        # every wait sharing this request's poll.
+        kwargs.setdefault('timeout', self._opts.timeout or (
+            ironic_conf.REQUEST_TIMEOUT))
         request = '%s %s' % (method, path)
         try:
             response = self._proxy.request(path, method, **kwargs)

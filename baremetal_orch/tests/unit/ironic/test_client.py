@@ -407,7 +407,11 @@ class TestOutage(base.IronicTestCase):
     def test_requests_have_a_timeout(self):
         # Without one, a request never answered blocks every wait that
         # shares its poll, for ever.
-        self.assertEqual(60, cfg.CONF.ironic.timeout)
+        for configured, used in ((None, 60), (5, 5)):
+            self.config(group='ironic', timeout=configured)
+            self.client.get_node(self.uuid)
+            self.assertEqual(
+                used, self.ironic.mock.request_history[-1].timeout)
 
     def test_answers_are_final(self):
         self.ironic.mock.get(
