@@ -14,6 +14,9 @@ from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 GROUP = 'ironic'
+#: Seconds before an Ironic request without an answer is given up (the
+#: default of ``[ironic]timeout``).
+REQUEST_TIMEOUT = 60
 
 opts = [
     cfg.StrOpt('shard_key',
@@ -31,8 +34,27 @@ opts = [
                 help='Services sharing one conductor group. With more than '
                      'one, nodes are spread over them on a hash ring.'),
     cfg.IntOpt('api_max_retries', default=6, min=0,
-               help='Retries of an Ironic call answered with a conflict or '
-                    'unavailability.'),
+               help='Retries of an Ironic call answered with a conflict '
+                    'saying the node is locked.'),
+    cfg.IntOpt('outage_tolerance', default=600, min=0, mutable=True,
+               help='Seconds an Ironic request that gets no answer '
+                    '(connection refused, reset or timed out) or a 5xx '
+                    'other than Ironic\'s concurrency limit is sent again, '
+                    'with a growing delay, before the node is failed. '
+                    'Counted per request, so per node and per poll. A '
+                    'provision request whose answer was lost is never sent '
+                    'again blind: the node is read first, and its state '
+                    'decides.'),
+    cfg.IntOpt('max_concurrent_provisioning', min=1, mutable=True,
+               help='The most provision requests this conductor keeps in '
+                    'flight at one Ironic, per kind of work (deploying; '
+                    'cleaning, which includes provide and undeploy). Unset, '
+                    'the conductor finds the limit from Ironic\'s answers: '
+                    'past [conductor]max_concurrent_deploy or '
+                    'max_concurrent_clean Ironic answers 503, and the node '
+                    'waits in a queue for a slot instead of failing; the '
+                    'phase timeout of a node starts when Ironic accepts '
+                    'its request.'),
     cfg.IntOpt('api_retry_interval', default=2, min=0,
                help='Seconds between two retries of an Ironic call.'),
     cfg.FloatOpt('poll_interval', default=1.0, min=0.05,
@@ -53,11 +75,24 @@ def register_opts(conf):
     ks_loading.register_adapter_conf_options(
         conf, GROUP, include_deprecated=False)
     conf.set_default('service_type', 'baremetal', group=GROUP)
+    # A request whose answer never comes (a half-open connection behind a
+    # proxy, an overloaded API) must end, so that it counts as an outage
+    # and is retried or reconciled, instead of blocking every wait that
+    # shares its poll.
+    conf.set_default('timeout', REQUEST_TIMEOUT, group=GROUP)
+
+
+def _session_opts():
+    session = ks_loading.get_session_conf_options()
+    for opt in session:
+        if opt.dest == 'timeout':
+            opt.default = REQUEST_TIMEOUT
+    return session
 
 
 def list_opts():
     return (opts
-            + ks_loading.get_session_conf_options()
+            + _session_opts()
             + ks_loading.get_auth_common_conf_options()
             + ks_loading.get_auth_plugin_conf_options('password')
             + ks_loading.get_adapter_conf_options(include_deprecated=False))

@@ -31,10 +31,20 @@ Nodes are returned as the plain dictionaries of Ironic's JSON (``uuid``,
 
 Retries: openstacksdk retries every 409 and 503 five times with a growing
 delay (about 15 s) before it gives up. Here openstacksdk does not retry at
-all; :meth:`IronicClient._request` retries, ``[ironic]api_max_retries``
-times every ``[ironic]api_retry_interval`` seconds, only what can change: a
-503 (no free conductor) and a 409 saying the node is locked. Any other
-conflict is final and raised at once.
+all; :meth:`IronicClient._request` decides:
+
+* a 409 saying the node is locked is sent again ``[ironic]api_max_retries``
+  times every ``[ironic]api_retry_interval`` seconds; any other conflict is
+  final and raised at once;
+* no answer (refused, reset, timed out) or a 5xx other than Ironic's
+  concurrency limit is an outage, not Ironic's word: the request is sent
+  again with a growing delay for up to ``[ironic]outage_tolerance``
+  seconds (:mod:`.outage`), except a provision request, which is never
+  sent blind a second time: its caller reads the node to learn whether
+  Ironic took it (:class:`IronicRequestFailed` ``answered`` is False);
+* Ironic's concurrency limit (a 503 "The concurrent action limit ... has
+  been reached") is raised at once with ``busy`` set: the caller queues
+  the node (:mod:`.throttle`).
 
 The deprecated ``[ironic]peer_list`` mode is in :mod:`.peers`.
 """
@@ -50,10 +60,12 @@ from openstack import exceptions as sdk_exc
 from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
-import tenacity
 
 from baremetal_orch.common import exception
+from baremetal_orch.conf import ironic as ironic_conf
+from baremetal_orch.ironic import outage as outage_mod
 from baremetal_orch.ironic import poller as poller_mod
+from baremetal_orch.ironic import retries
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -79,29 +91,8 @@ FAIL_STATES = {
 }
 
 
-class IronicRequestFailed(exception.DriverError):
-    """Ironic refused a request or could not be reached.
-
-    ``status_code`` is the HTTP status (None when Ironic did not answer),
-    ``details`` Ironic's own message.
-    """
-    code = 'baremetal_orch.ironic.request_failed'
-    _msg_fmt = 'Ironic request %(request)s failed: %(reason)s'
-
-    def __init__(self, request, reason, status_code=None, details=None):
-        super().__init__(request=request, reason=reason)
-        self.status_code = status_code
-        self.details = details or reason
-
-
-def _is_transient(exc):
-    """Whether a failed Ironic request may succeed when sent again."""
-    if not isinstance(exc, IronicRequestFailed):
-        return False
-    if exc.status_code == 503:
-        return True
-    # Ironic's NodeLocked is the one conflict that goes away by itself.
-    return exc.status_code == 409 and 'is locked by host' in str(exc.details)
+IronicRequestFailed = retries.IronicRequestFailed
+IronicUnreachable = retries.IronicUnreachable
 
 
 def _version_tuple(version):
@@ -115,11 +106,16 @@ class IronicClient:
     :param page_size: nodes asked for per listing page.
     """
 
-    def __init__(self, conf=CONF, page_size=PAGE_SIZE):
+    def __init__(self, conf=CONF, page_size=PAGE_SIZE, sleep=time.sleep,
+                 clock=time.monotonic):
         self.conf = conf
         self.page_size = page_size
         self._conn = None
         self._lock = threading.Lock()
+        self._sleep = sleep
+        self._clock = clock
+        #: Whether Ironic answers (one log line per outage).
+        self.outage = outage_mod.outage_for(self.endpoint, clock)
         #: Serves the node states of every wait_for_state of this client.
         self.poller = poller_mod.StatePoller(
             self.list_nodes, self.get_node,
@@ -146,6 +142,13 @@ class IronicClient:
     def api_version(self):
         """The microversion requested by default."""
         return SHARD_VERSION if self.shard_key else BASE_VERSION
+
+    @property
+    def endpoint(self):
+        """What names this Ironic: its endpoint, or the catalog's."""
+        opts = self._opts
+        return opts.endpoint_override or 'catalog:%s/%s' % (
+            opts.region_name or '', opts.service_type)
 
     def scope_filters(self):
         """The query parameters restricting a listing to this service."""
@@ -203,24 +206,31 @@ class IronicClient:
     def _proxy(self):
         return self.connection.baremetal
 
-    def _request(self, method, path, retry=True, **kwargs):
+    def _request(self, method, path, retry=True, resend=True, **kwargs):
         """Send one request to Ironic; return the response.
 
-        :param retry: whether a locked node or a busy Ironic is worth
-            retrying (see the module documentation).
-        :raises: IronicRequestFailed
+        :param retry: whether a locked node is worth retrying, and an
+            outage worth riding out (see the module documentation).
+        :param resend: whether the request may be sent again after an
+            answer was lost; False for requests that must not be sent
+            blind twice (the caller reads the node first).
+        :raises: IronicRequestFailed; IronicUnreachable once
+            ``[ironic]outage_tolerance`` is spent.
         """
-        attempts = self._opts.api_max_retries + 1 if retry else 1
-        retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(attempts),
-            wait=tenacity.wait_fixed(self._opts.api_retry_interval),
-            retry=tenacity.retry_if_exception(_is_transient),
-            before_sleep=self._log_retry,
-            reraise=True)
-        return retrying(self._send, method, path, **kwargs)
+        return retries.call(
+            lambda: self._send(method, path, **kwargs), self._opts,
+            self.outage, sleep=self._sleep, clock=self._clock, retry=retry,
+            resend=resend)
+
+    #: The error of a request Ironic did not answer for ``seconds``.
+    unreachable = staticmethod(retries.unreachable)
 
     def _send(self, method, path, **kwargs):
         kwargs.setdefault('microversion', self.api_version)
+        # Never without a timeout: an answer that never comes would block
+        # every wait sharing this request's poll.
+        kwargs.setdefault('timeout', self._opts.timeout or (
+            ironic_conf.REQUEST_TIMEOUT))
         request = '%s %s' % (method, path)
         try:
             response = self._proxy.request(path, method, **kwargs)
@@ -233,12 +243,6 @@ class IronicClient:
         except (ks_exc.ClientException, sdk_exc.SDKException) as exc:
             raise IronicRequestFailed(request=request, reason=str(exc))
         return response
-
-    @staticmethod
-    def _log_retry(retry_state):
-        LOG.info('Retrying in %.1f s (attempt %d): %s',
-                 retry_state.next_action.sleep, retry_state.attempt_number,
-                 retry_state.outcome.exception())
 
     # --- listings (always scoped) -------------------------------------------
 
@@ -380,8 +384,10 @@ class IronicClient:
                 _version_tuple(DEPLOY_STEPS_VERSION)):
             version = DEPLOY_STEPS_VERSION
         body = dict(kwargs, target=target)
+        # Never sent blind twice: after a lost answer, the caller reads
+        # the node to learn whether Ironic took it.
         self._request('PUT', '/nodes/%s/states/provision' % uuid, json=body,
-                      microversion=version)
+                      microversion=version, resend=False)
 
     def patch_node(self, uuid, patch, retry=True):
         """Apply an RFC 6902 JSON patch to a node; return the node."""

@@ -28,7 +28,11 @@ each waiter sees every state at most ``[ironic]poll_interval`` late, as
 with its own GETs, and Ironic gets one listing per interval.
 
 A node missing from the listing (moved out of the shard, deleted) is
-fetched alone, which raises what a GET of it raises.
+fetched alone, which raises what a GET of it raises. A listing that failed
+because Ironic did not answer (the client rode the outage out for
+``[ironic]outage_tolerance`` seconds already) fails every waiter of that
+poll with its error, rather than sending a GET per node to an Ironic that
+does not answer; a listing Ironic refused falls back to the GETs.
 """
 
 import threading
@@ -75,6 +79,7 @@ class _Poll:
         self.started = None
         self.done = False
         self.nodes = None     # uuid -> node dict; None when it failed
+        self.error = None     # the outage that failed it
 
     def newer_than(self, since):
         # A poll not started yet will start after ``since``.
@@ -137,6 +142,8 @@ class StatePoller:
             listing = use_listing(len(self._waiting), self._shard_size)
         if listing:
             poll = self._shared_poll(since)
+            if poll.error is not None:
+                raise poll.error
             if poll.nodes is not None and uuid in poll.nodes:
                 return poll.nodes[uuid], poll.started
         # Few nodes waited on; or this one is not in the shard's listing
@@ -177,8 +184,11 @@ class StatePoller:
             nodes = self._list_nodes(fields=list(FIELDS))
             poll.nodes = {n['uuid']: n for n in nodes}
         except Exception as exc:
-            LOG.warning('Listing the shard\'s nodes failed (%s): each node '
-                        'is fetched alone this time', exc)
+            if getattr(exc, 'outage', False):
+                poll.error = exc
+            else:
+                LOG.warning('Listing the shard\'s nodes failed (%s): each '
+                            'node is fetched alone this time', exc)
         with self._cond:
             poll.done = True
             self._running = None

@@ -21,7 +21,9 @@ and split: API and conductor processes over RabbitMQ), P3
 listing, real Ironic), P5 (notifications on RabbitMQ vs off), P6 (peak
 RSS of the conductor during the largest P3 action; with P7, also during
 P7), P7 (deploy_site over a real Ironic, 4 shards and conductors, against
-a script driving Ironic directly). Each measurement runs in a process of
+a script driving Ironic directly), P9 (one group of 5 L nodes deployed
+under Ironic's max_concurrent_deploy L, one and two conductors, against
+ceil(5 L / L) deploys back to back). Each measurement runs in a process of
 its own.
 """
 
@@ -34,7 +36,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-FIGURES = ('selectors', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7')
+FIGURES = ('selectors', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P9')
 
 
 def _run(module, *args):
@@ -131,6 +133,9 @@ def main(argv=None):
             emit(notifications(args.quick))
         elif name == 'P7':
             for doc in _run('real_ironic_deploy', *quick):
+                emit(doc)
+        elif name == 'P9':
+            for doc in _run('ironic_limit', *quick):
                 emit(doc)
 
 

@@ -40,7 +40,17 @@ gets only the node's own (``image_source`` and the like, which Ironic's
 deploy reads), in a JSON patch sent only when Ironic's differs.
 
 A node already in a working state (verifying, cleaning, deploying, ...) is
-waited for, not sent again. Waits look every ``[ironic]poll_interval``
+waited for, not sent again.
+
+Provision requests that count against Ironic's concurrency limits
+(deploy; provide and undeploy, which clean) queue in this process's
+throttle for the Ironic endpoint (:mod:`baremetal_orch.ironic.throttle`):
+a 503 for Ironic's limit never fails a node, it waits for a slot, and the
+phase's timeout starts when Ironic accepts the request. An Ironic that
+does not answer for a while (:mod:`baremetal_orch.ironic.outage`) fails a
+node only once ``[ironic]outage_tolerance`` is spent; a provision request
+whose answer was lost is reconciled by reading the node, never sent blind
+a second time. Waits look every ``[ironic]poll_interval``
 seconds until the phase's timeout (``ProvisioningTimeout``); a node that
 ends in a failure state raises ``ProvisioningFailed`` with Ironic's
 ``last_error``.
@@ -58,6 +68,8 @@ from baremetal_orch.common import exception
 from baremetal_orch.drivers.provisioning import base
 from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import configdrive
+from baremetal_orch.ironic import outage
+from baremetal_orch.ironic import throttle
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -117,19 +129,105 @@ class IronicDriver(base.ProvisioningDriver):
             raise exception.ProvisioningFailed(node=node.ident,
                                                reason=exc.message)
 
-    def _move(self, node, target, wanted, timeout, on_state, **kwargs):
-        """Ask Ironic for ``target`` and wait until the node is ``wanted``."""
+    def _move(self, node, target, wanted, timeout, on_state, before,
+              **kwargs):
+        """Ask Ironic for ``target`` and wait until the node is ``wanted``.
+
+        The request waits for a slot of the throttle of its kind of work
+        (:mod:`baremetal_orch.ironic.throttle`) and holds it until the
+        wait ends; a refusal for Ironic's concurrency limit puts it back
+        at the head of the queue. ``timeout`` starts when Ironic accepts
+        the request.
+
+        :param before: the node's provision state the request leaves.
+        :returns: ``(Ironic node, seconds queued)``.
+        """
         LOG.info('Node %(node)s: Ironic node %(uuid)s -> %(target)s',
                  {'node': node.ident, 'uuid': node.ironic_uuid,
                   'target': target})
+        kind = throttle.KINDS.get(target)
+        queue = None
+        if kind is not None:
+            queue = throttle.throttle_for(
+                self.client.endpoint, kind,
+                self._conf.ironic.max_concurrent_provisioning)
+        queued = 0.0
+        slot = None
         try:
-            self.client.set_provision_state(node.ironic_uuid, target,
-                                            **kwargs)
+            again = False
+            while True:
+                if queue is not None:
+                    slot = queue.acquire(again=again)
+                    queued += slot.queued
+                if self._provision(node, target, before, **kwargs):
+                    break
+                if slot is None:
+                    # No throttle for this kind: Ironic's limit is not
+                    # expected here, wait a little.
+                    self.client._sleep(outage.FIRST_DELAY)
+                else:
+                    slot.refuse()
+                again = True
+            if slot is not None:
+                slot.accept()
+            return self._wait(node, wanted, timeout, on_state,
+                              target), queued
+        finally:
+            if slot is not None:
+                slot.release()
+
+    def _provision(self, node, target, before, **kwargs):
+        """Send the provision request once Ironic takes it.
+
+        A lost answer is never followed by the same request blind: the
+        node is read, and a node that left ``before`` (or has a target)
+        shows Ironic took it.
+
+        :returns: True once Ironic accepted it; False when Ironic refused
+            it for its concurrency limit.
+        :raises: ProvisioningFailed with Ironic's answer, or once
+            ``[ironic]outage_tolerance`` is spent.
+        """
+        client = self.client
+        first = None
+        tries = 0
+        while True:
+            try:
+                client.set_provision_state(node.ironic_uuid, target,
+                                           **kwargs)
+                return True
+            except ironic_client.IronicRequestFailed as exc:
+                if exc.busy:
+                    return False
+                if first is not None and self._took(node, before):
+                    return True
+                if not exc.outage:
+                    raise exception.ProvisioningFailed(
+                        node=node.ident, reason='Ironic refused %s: %s' % (
+                            target, exc.details))
+                now = client._clock()
+                first = now if first is None else first
+                if now - first >= self._conf.ironic.outage_tolerance:
+                    raise exception.ProvisioningFailed(
+                        node=node.ident, reason=client.unreachable(
+                            exc, now - first).message)
+                tries += 1
+                client._sleep(outage.backoff(tries))
+                if self._took(node, before):
+                    return True
+
+    def _took(self, node, before):
+        """Whether Ironic took a provision request whose answer was lost
+        (read from the node; the read rides out an outage itself)."""
+        try:
+            inode = self.client.get_node(
+                node.ironic_uuid,
+                fields=['provision_state', 'target_provision_state'])
         except ironic_client.IronicRequestFailed as exc:
-            raise exception.ProvisioningFailed(
-                node=node.ident, reason='Ironic refused %s: %s' % (
-                    target, exc.details))
-        return self._wait(node, wanted, timeout, on_state, target)
+            raise exception.ProvisioningFailed(node=node.ident,
+                                               reason=exc.message)
+        return (inode.get('provision_state') != before or
+                inode.get('target_provision_state') is not None)
 
     def _wait(self, node, wanted, timeout, on_state, target):
         try:
@@ -161,7 +259,7 @@ class IronicDriver(base.ProvisioningDriver):
         if state == VERIFYING:
             self._wait(node, MANAGEABLE, timeout, on_state, 'manage')
             return
-        self._move(node, 'manage', MANAGEABLE, timeout, on_state)
+        self._move(node, 'manage', MANAGEABLE, timeout, on_state, state)
 
     def provide(self, node, timeout, on_state=None):
         inode = self._ironic_node(node)
@@ -171,7 +269,7 @@ class IronicDriver(base.ProvisioningDriver):
         if state in CLEANING_STATES:
             self._wait(node, AVAILABLE, timeout, on_state, 'provide')
             return
-        self._move(node, 'provide', AVAILABLE, timeout, on_state)
+        self._move(node, 'provide', AVAILABLE, timeout, on_state, state)
 
     def prepare(self, node, timeout, on_state=None):
         watch = timeutils.StopWatch(duration=timeout).start()
@@ -185,11 +283,12 @@ class IronicDriver(base.ProvisioningDriver):
             state = MANAGEABLE
         elif state in (ENROLL, 'clean failed', 'inspect failed'):
             self._move(node, 'manage', MANAGEABLE, self._left(watch),
-                       on_state)
+                       on_state, state)
             state = MANAGEABLE
         if state == MANAGEABLE:
+            # The time queued for Ironic's cleaning limit is not counted.
             self._move(node, 'provide', AVAILABLE, self._left(watch),
-                       on_state)
+                       on_state, state)
         elif state in CLEANING_STATES:
             self._wait(node, AVAILABLE, self._left(watch), on_state,
                        'provide')
@@ -211,7 +310,7 @@ class IronicDriver(base.ProvisioningDriver):
         self._set_instance_info(node, inode, node.instance_info or {})
         drive = configdrive.build(configdrive.meta_data(
             node, instance_info or node.instance_info or {}))
-        self._move(node, 'active', ACTIVE, timeout, on_state,
+        self._move(node, 'active', ACTIVE, timeout, on_state, state,
                    configdrive=drive)
 
     def _set_instance_info(self, node, inode, instance_info):
@@ -238,7 +337,7 @@ class IronicDriver(base.ProvisioningDriver):
         if state in DELETING_STATES + CLEANING_STATES:
             self._wait(node, AVAILABLE, timeout, on_state, 'deleted')
             return
-        self._move(node, 'deleted', AVAILABLE, timeout, on_state)
+        self._move(node, 'deleted', AVAILABLE, timeout, on_state, state)
 
     # --- console and maintenance --------------------------------------------
 

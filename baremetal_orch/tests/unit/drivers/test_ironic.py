@@ -17,7 +17,9 @@ from oslo_utils import uuidutils
 
 from baremetal_orch.common import exception
 from baremetal_orch.drivers.provisioning import ironic
+from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import configdrive
+from baremetal_orch.ironic import throttle
 from baremetal_orch.tests.unit.ironic import base
 
 
@@ -324,3 +326,104 @@ class TestDriver(base.IronicTestCase):
         driver = ironic.IronicDriver()
         self.assertIsNone(driver._client)
         self.assertEqual([], self.ironic.requests())
+
+
+class TestBusyAndOutages(DriverTestCase):
+    """Ironic's concurrency limit and an Ironic that does not answer."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(group='ironic', outage_tolerance=60)
+        self.slept = []
+        self.now = [0.0]
+
+        def sleep(seconds):
+            self.slept.append(seconds)
+            self.now[0] += seconds
+
+        client = ironic_client.IronicClient(sleep=sleep,
+                                            clock=lambda: self.now[0])
+        self.driver = ironic.IronicDriver(client=client)
+
+    def _deploy_queue(self):
+        return throttle.throttle_for(self.driver.client.endpoint,
+                                     throttle.DEPLOY)
+
+    def test_concurrency_limit_queues_the_node(self):
+        inode, node = self.add('available')
+        # More refusals than [ironic]api_max_retries ever allowed.
+        self.ironic.busy[inode['uuid']] = 8
+        self._deploy_queue().window._hold = 0.0
+        self.driver.deploy(node, {}, 60)
+        self.assertEqual('active', inode['provision_state'])
+        self.assertEqual(['active'] * 9,
+                         self.ironic.provision_calls(inode['uuid']))
+        stats = self._deploy_queue().stats()
+        self.assertEqual(8, stats['refusals'])
+        self.assertEqual(0, stats['in_flight'])
+
+    def test_lost_answer_is_reconciled_not_resent(self):
+        for state, target, call in (
+                ('available', 'active',
+                 lambda n: self.driver.deploy(n, {}, 60)),
+                ('manageable', 'provide',
+                 lambda n: self.driver.prepare(n, 60)),
+                ('active', 'deleted',
+                 lambda n: self.driver.undeploy(n, 60))):
+            inode, node = self.add(state)
+            self.ironic.lost[inode['uuid']] = 1
+            call(node)
+            self.assertEqual([target],
+                             self.ironic.provision_calls(inode['uuid']))
+            self.assertEqual(0, self.ironic.lost[inode['uuid']])
+
+    def test_request_ironic_never_saw_is_sent_after_a_read(self):
+        inode, node = self.add('available')
+        uuid = inode['uuid']
+        before = len(self.ironic.requests())
+        # The listing/GET of the node answers; the PUT finds a reset,
+        # then the read after it two more.
+        self.driver._ironic_node(node)
+        self.ironic.resets[uuid] = 3
+        self.driver._move(node, 'active', 'active', 60, None, 'available')
+        self.assertEqual(['active', 'active'],
+                         self.ironic.provision_calls(uuid))
+        methods = [r[0] for r in self.ironic.requests()[before:]]
+        # Never two PUTs without a GET between them.
+        self.assertNotIn('PUT PUT', ' '.join(methods))
+        self.assertEqual('active', inode['provision_state'])
+
+    def test_wait_rides_out_an_outage(self):
+        inode, node = self.add('available')
+        uuid = inode['uuid']
+        self.ironic.stuck.add(uuid)
+        self.driver.client.set_provision_state(uuid, 'active')
+        self.ironic.stuck.discard(uuid)
+        self.ironic.resets[uuid] = 6
+        self.driver.deploy(node, {}, 60)
+        self.assertEqual('active', inode['provision_state'])
+        self.assertEqual(['active'], self.ironic.provision_calls(uuid))
+        self.assertGreaterEqual(sum(self.slept), 10)
+
+    def test_tolerance_spent_says_so(self):
+        inode, node = self.add('available')
+        self.ironic.stuck.add(inode['uuid'])
+        self.driver.client.set_provision_state(inode['uuid'], 'active')
+        self.ironic.resets[inode['uuid']] = 10000
+        exc = self.assertRaises(exception.ProvisioningFailed,
+                                self.driver.deploy, node, {}, 600)
+        self.assertIn('did not answer for 6', str(exc))
+        self.assertIn('outage_tolerance', str(exc))
+
+    def test_ironic_failure_keeps_its_reason_after_an_outage(self):
+        inode, node = self.add('available')
+        uuid = inode['uuid']
+        self.ironic.fail[uuid] = (
+            'active', 'deploy failed', "The deploying state can't be "
+            "resumed by conductor ironic-1. Moving to fail state.")
+        self.ironic.lost[uuid] = 1
+        self.ironic.resets[uuid] = 0
+        exc = self.assertRaises(exception.ProvisioningFailed,
+                                self.driver.deploy, node, {}, 60)
+        self.assertIn("can't be resumed by conductor", str(exc))
+        self.assertNotIn('Connection', str(exc))

@@ -13,6 +13,8 @@
 
 from requests_mock.contrib import fixture as rm_fixture
 
+from baremetal_orch.ironic import outage
+from baremetal_orch.ironic import throttle
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.ironic import fake_ironic
 
@@ -22,8 +24,14 @@ class IronicTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
+        # Process-wide records of the Ironic endpoint: one per test.
+        outage.reset()
+        throttle.reset()
+        self.addCleanup(outage.reset)
+        self.addCleanup(throttle.reset)
         self.config(group='ironic', auth_type='none',
                     endpoint_override=fake_ironic.ENDPOINT,
-                    api_retry_interval=0, poll_interval=0.05)
+                    api_retry_interval=0, poll_interval=0.05,
+                    outage_tolerance=0)
         self.ironic = fake_ironic.FakeIronic().install(
             self.useFixture(rm_fixture.Fixture()))

@@ -85,6 +85,12 @@ class FakeIronic:
         #: {uuid: n}: the next n requests of a node find the connection
         #: reset, as an overloaded Ironic API answers.
         self.resets = {}
+        #: {uuid: n}: the next n provision requests of a node are carried
+        #: out, then the connection is reset before the answer.
+        self.lost = {}
+        #: {uuid: n}: the next n provision requests of a node are refused
+        #: with Ironic's concurrency limit (503).
+        self.busy = {}
         self.mock = None
 
     def install(self, mock):
@@ -182,7 +188,19 @@ class FakeIronic:
         if request.method == 'PATCH' and not sub:
             return self._patch(node, request.json(), context)
         if sub == '/states/provision':
-            return self._provision(node, request.json()['target'], context)
+            if self.busy.get(node['uuid']):
+                self.busy[node['uuid']] -= 1
+                return _error(context, 503, 'The concurrent action limit '
+                              'for provisioning has been reached. Current '
+                              'count is 4. Please try again later.')
+            answer = self._provision(node, request.json()['target'],
+                                     context)
+            if self.lost.get(node['uuid']):
+                self.lost[node['uuid']] -= 1
+                raise requests.exceptions.ConnectionError(
+                    "('Connection aborted.', RemoteDisconnected('Remote "
+                    "end closed connection without response'))")
+            return answer
         if sub == '/maintenance':
             node['maintenance'] = request.method == 'PUT'
             node['maintenance_reason'] = (

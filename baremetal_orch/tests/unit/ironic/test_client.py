@@ -250,10 +250,31 @@ class TestRetries(base.IronicTestCase):
         self.assertEqual(409, exc.status_code)
         self.assertEqual(2, self._puts())
 
-    def test_busy_ironic_is_retried(self):
-        self.ironic.errors[self.uuid] = (503, 'No free conductor workers')
-        self.client.set_provision_state(self.uuid, 'provide')
+    def test_a_provision_request_is_never_resent_blind(self):
+        # 503 without the concurrency limit, a reset: not Ironic's word,
+        # but the caller reads the node before asking again.
+        self.config(group='ironic', outage_tolerance=600)
+        for error in ((503, 'No free conductor workers'), None):
+            if error:
+                self.ironic.errors[self.uuid] = error
+            else:
+                self.ironic.resets[self.uuid] = 1
+            exc = self.assertRaises(ironic_client.IronicRequestFailed,
+                                    self.client.set_provision_state,
+                                    self.uuid, 'provide')
+            self.assertTrue(exc.outage)
+            self.assertFalse(exc.busy)
         self.assertEqual(2, self._puts())
+
+    def test_concurrency_limit_is_raised_at_once(self):
+        self.config(group='ironic', outage_tolerance=600)
+        self.ironic.busy[self.uuid] = 1
+        exc = self.assertRaises(ironic_client.IronicRequestFailed,
+                                self.client.set_provision_state, self.uuid,
+                                'provide')
+        self.assertTrue(exc.busy)
+        self.assertFalse(exc.outage)
+        self.assertEqual(1, self._puts())
 
     def test_final_conflict_is_not_retried(self):
         self.ironic.errors[self.uuid] = (409, 'Node is associated')
@@ -304,6 +325,102 @@ class TestRetries(base.IronicTestCase):
         self.assertEqual(400, exc.status_code)
         self.assertIn('can not be performed', exc.details)
         self.assertEqual(1, self._puts())
+
+
+class FakeTime:
+
+    def __init__(self):
+        self.now = 1000.0
+        self.slept = []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+class TestOutage(base.IronicTestCase):
+    """Requests Ironic does not answer, on a fake clock."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(group='ironic', outage_tolerance=30)
+        self.node = self.ironic.add_node('n', provision_state='available')
+        self.uuid = self.node['uuid']
+        self.time = FakeTime()
+        self.client = ironic_client.IronicClient(sleep=self.time.sleep,
+                                                 clock=self.time.clock)
+        self.log = self.useFixture(fixtures.FakeLogger(level='WARNING'))
+
+    def _gets(self):
+        return len(self.ironic.requests('GET', '/v1/nodes/%s' % self.uuid))
+
+    def test_a_read_rides_out_an_outage(self):
+        # (resets, answers 5xx, delays slept)
+        table = [
+            (1, None, [0.5]),
+            (5, None, [0.5, 1.0, 2.0, 4.0, 5.0]),
+            (0, (500, 'Internal Server Error'), [0.5]),
+            (0, (502, 'Bad Gateway'), [0.5]),
+        ]
+        for resets, error, slept in table:
+            self.time.slept = []
+            self.ironic.resets[self.uuid] = resets
+            if error:
+                self.ironic.mock.get(
+                    base.fake_ironic.ENDPOINT + '/v1/nodes/' + self.uuid,
+                    [{'status_code': error[0],
+                      'json': {'error_message': error[1]}},
+                     {'json': self.ironic._handle}])
+            node = self.client.get_node(self.uuid)
+            self.assertEqual('available', node['provision_state'])
+            self.assertEqual(slept, self.time.slept, (resets, error))
+            if error:
+                self.ironic.install(self.ironic.mock)
+
+    def test_one_log_line_per_outage(self):
+        self.ironic.resets[self.uuid] = 5
+        self.client.get_node(self.uuid)
+        self.ironic.resets[self.uuid] = 3
+        self.client.get_node(self.uuid)
+        lines = [line for line in self.log.output.splitlines()
+                 if 'Ironic at' in line]
+        self.assertEqual(4, len(lines), lines)
+        self.assertIn('does not answer', lines[0])
+        self.assertIn('answers again after 12.5 s', lines[1])
+        self.assertIn('answers again after 3.5 s', lines[3])
+        self.assertEqual(2, self.client.outage.count)
+
+    def test_tolerance_spent(self):
+        self.ironic.resets[self.uuid] = 1000
+        exc = self.assertRaises(ironic_client.IronicUnreachable,
+                                self.client.get_node, self.uuid)
+        self.assertIn('Ironic did not answer for 3', str(exc))
+        self.assertIn('outage_tolerance', str(exc))
+        self.assertIn('Connection reset by peer', str(exc))
+        self.assertTrue(exc.outage)
+        self.assertGreaterEqual(sum(self.time.slept), 30)
+        self.assertLess(sum(self.time.slept), 36)
+
+    def test_requests_have_a_timeout(self):
+        # Without one, a request never answered blocks every wait that
+        # shares its poll, for ever.
+        for configured, used in ((None, 60), (5, 5)):
+            self.config(group='ironic', timeout=configured)
+            self.client.get_node(self.uuid)
+            self.assertEqual(
+                used, self.ironic.mock.request_history[-1].timeout)
+
+    def test_answers_are_final(self):
+        self.ironic.mock.get(
+            base.fake_ironic.ENDPOINT + '/v1/nodes/' + self.uuid,
+            status_code=404, json={'error_message': 'Not found'})
+        self.assertRaises(ironic_client.IronicRequestFailed,
+                          self.client.get_node, self.uuid)
+        self.assertEqual([], self.time.slept)
+        self.assertEqual(1, self._gets())
 
 
 class TestWaitForState(base.IronicTestCase):

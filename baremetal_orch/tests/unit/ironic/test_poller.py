@@ -134,17 +134,30 @@ class TestStatePoller(test_base.TestCase):
         self.assertEqual('active', node['provision_state'])
         self.assertEqual(['list', 'get x-moved'], self.calls)
 
-    def test_a_failed_listing_falls_back_to_gets(self):
+    def test_a_refused_listing_falls_back_to_gets(self):
         def broken(fields):
             self.calls.append('list')
             raise ironic_client.IronicRequestFailed(
-                request='GET /nodes', reason='HTTP 503')
+                request='GET /nodes', reason='HTTP 400', status_code=400)
         self.poller._list_nodes = broken
         for uuid in self.states:
             self.poller.register(uuid)
         node, _since = self.poller.node('u3')
         self.assertEqual('cleaning', node['provision_state'])
         self.assertEqual(['list', 'get u3'], self.calls)
+
+    def test_a_listing_ironic_did_not_answer_fails_its_waiters(self):
+        # The client rode the outage out already: no GET per node.
+        def broken(fields):
+            self.calls.append('list')
+            raise ironic_client.IronicUnreachable(
+                request='GET /nodes', reason='Ironic did not answer')
+        self.poller._list_nodes = broken
+        for uuid in self.states:
+            self.poller.register(uuid)
+        self.assertRaises(ironic_client.IronicUnreachable,
+                          self.poller.node, 'u3')
+        self.assertEqual(['list'], self.calls)
 
     def test_a_big_shard_is_not_listed_for_a_few(self):
         for i in range(1000):
