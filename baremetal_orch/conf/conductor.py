@@ -24,9 +24,16 @@ opts = [
                     'in parallel. Read when a group\'s phase starts: a '
                     'reload (SIGHUP) applies to the next group.'),
     cfg.IntOpt('prepare_timeout', mutable=True, default=1800, min=1,
-               help='Seconds a group\'s prepare phase may take.'),
+               help='Seconds a node\'s prepare may take in its driver '
+                    '(for Ironic, from when Ironic accepts the request: '
+                    'time queued behind its concurrency limit does not '
+                    'count). A group\'s prepare phase fails with timeout '
+                    'once none of its nodes has ended for this long.'),
     cfg.IntOpt('deploy_timeout', mutable=True, default=3600, min=1,
-               help='Seconds a group\'s deploy phase may take.'),
+               help='Seconds a node\'s deploy may take in its driver (for '
+                    'Ironic, from when Ironic accepts the request). A '
+                    'group\'s deploy phase fails with timeout once none of '
+                    'its nodes has ended for this long.'),
     cfg.IntOpt('signal_timeout', mutable=True, default=1800, min=1,
                help='Seconds to wait for the final signal of a node whose '
                     'group has wait_for_signal set.'),

@@ -236,6 +236,11 @@ class NodeDispatcher:
         sent_at = {}
         unstarted = []
         limit = CONF.conductor.max_concurrent_nodes
+        # A stall, not a length: the phase times out once none of its
+        # nodes has ended for ``timeout`` seconds. Each node's own time in
+        # its driver is bounded by the driver (from when Ironic accepts
+        # it); a group larger than what runs at once (max_concurrent_nodes,
+        # or Ironic's limit with its queue) keeps going while nodes end.
         deadline = time.monotonic() + timeout
         next_check = time.monotonic() + CONF.conductor.heartbeat_interval
         while pending or inflight:
@@ -267,6 +272,7 @@ class NodeDispatcher:
             failed = []
             for task_uuid, status in ended.items():
                 if task_uuid in inflight:
+                    deadline = time.monotonic() + timeout
                     name, node, _host = inflight.pop(task_uuid)
                     done[name] = status == statuses.SUCCESS
                     if status != statuses.SUCCESS:

@@ -63,12 +63,13 @@ class FakeDriver(base.ProvisioningDriver):
         duration = info.get('fake_duration')
         if duration is not None:
             try:
-                if float(duration) < 0:
-                    raise ValueError()
-            except (TypeError, ValueError):
+                seconds = float(duration)
+            except (TypeError, ValueError, OverflowError):
+                seconds = None
+            if seconds is None or not 0 <= seconds < float('inf'):
                 raise exception.InvalidParameterValue(
-                    reason='driver_info.fake_duration must be a number of '
-                           'seconds >= 0, not %r' % (duration,))
+                    reason='driver_info.fake_duration must be a finite '
+                           'number of seconds >= 0, not %r' % (duration,))
 
     def _duration(self, node):
         info = node.driver_info or {}

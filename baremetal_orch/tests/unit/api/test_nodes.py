@@ -131,6 +131,9 @@ class TestCreateShow(NodeApiTestCase):
              'fake_fail_phase'),
             ({'driver': 'fake', 'driver_info': {'fake_duration': -1}},
              'fake_duration'),
+            # Found by the fuzz test: float() of it overflows (was a 500).
+            ({'driver': 'fake', 'driver_info': {'fake_duration': 10 ** 400}},
+             'fake_duration'),
         ]
         for body, offender in cases:
             resp = self.post('/v1/nodes', body)

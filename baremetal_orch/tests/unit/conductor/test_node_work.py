@@ -192,3 +192,28 @@ class TestBatchSemantics(base.ConductorTestCase):
         self.wait_for(lambda: dbapi.get_task(items[1][0]).status ==
                       'success')
         self.assertEqual('active', dbapi.get_node('held').provision_state)
+
+
+class TestPhaseDeadline(base.ConductorTestCase):
+    """The phase's timeout bounds a stall, not the phase's length: a group
+    larger than what runs at once keeps going while its nodes end."""
+
+    def test_waves_longer_than_the_timeout_succeed(self):
+        # Four waves of one node, each 1.5 s: 6 s in all, past the 3 s
+        # timeout; a node ends every 1.5 s. (The old deadline, counted
+        # from the phase's start, timed out the third wave.)
+        self.config(group='conductor', max_concurrent_nodes=1)
+        names = []
+        for i in range(4):
+            names.append('wave-%d' % i)
+            self.create_node(name=names[-1],
+                             driver_info={'fake_duration': 1.5})
+        runtime = mock.Mock(context=orch_context.get_admin_context(),
+                            action_uuid=uuidutils.generate_uuid(),
+                            poll_interval=0.05)
+        parent = dbapi.create_task({'action_uuid': runtime.action_uuid,
+                                    'kind': 'phase', 'name': 'prepare'})
+        dispatch = dispatcher.NodeDispatcher(rpcapi.ConductorAPI())
+        result = dispatch.run(runtime, parent, 'prepare', names, 3, {})
+        self.assertFalse(result.timed_out)
+        self.assertEqual({n: True for n in names}, result.done)
