@@ -16,7 +16,7 @@ process on sqlite, fake-hardware, ``[fake]deploy_delay`` so that a deploy
 lasts seconds) with ``[conductor]max_concurrent_deploy = L`` and one API
 thread (so that its limit holds exactly). The ``ironic`` driver deploys
 the N nodes of a group side by side, one thread per node, as a conductor
-does with ``max_concurrent_nodes = N`` (``conductor/batch_work.py``
+does with ``max_concurrent_nodes = N`` (``conductor/node_work.py``
 hands each node's driver call to a pool the same way); the driver queues
 the nodes Ironic refuses.
 
