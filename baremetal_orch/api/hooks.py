@@ -18,6 +18,7 @@ import webob.exc
 
 from baremetal_orch.api import errors
 from baremetal_orch.api import microversion
+from baremetal_orch.api import routes
 from baremetal_orch.api import validation
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.conductor import rpcapi
@@ -108,31 +109,13 @@ class ErrorHook(hooks.PecanHook):
         return response
 
 
-#: Methods of a RestController, by the functions that serve them.
-_REST_METHODS = (('GET', ('get', 'get_one', 'get_all')), ('POST', ('post',)),
-                 ('PUT', ('put',)), ('PATCH', ('patch',)),
-                 ('DELETE', ('delete',)))
-
-
 def allowed_methods(state, e):
-    """The methods an ``Allow`` header lists with a 405.
-
-    pecan's RestController names them when routing refused the method;
-    when a handler refused it (a PATCH or DELETE on a collection) they are
-    the functions of the controller. The method refused is never listed;
-    HEAD is wherever GET is.
-    """
-    methods = set(getattr(e, 'allow', None) or ())
-    controller = getattr(getattr(state, 'controller', None), '__self__',
-                         None)
-    if not methods and controller is not None:
-        methods = {method for method, names in _REST_METHODS
-                   if any(callable(getattr(controller, n, None))
-                          for n in names)}
+    """The methods an ``Allow`` header lists with a 405: those the path
+    serves (:mod:`baremetal_orch.api.routes`), never the one refused; for
+    a path of no route, what pecan named."""
+    methods = routes.allowed(state.request.path_info)
+    if methods is None:
+        methods = sorted(getattr(e, 'allow', None) or ())
     refused = state.request.method
-    methods.discard(refused)
-    if refused in ('GET', 'HEAD'):
-        methods -= {'GET', 'HEAD'}
-    elif 'GET' in methods:
-        methods.add('HEAD')
-    return sorted(methods)
+    return [m for m in methods if m != refused
+            and not (refused == 'HEAD' and m == 'GET')]
