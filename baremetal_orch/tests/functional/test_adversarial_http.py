@@ -188,7 +188,7 @@ class TestDocumentsAndHttp(adv.ServiceClass):
                                                          payload[:300]))
             except httpraw.Malformed as e:
                 self.fail('garbage answer: %s to %r' % (e, payload[:300]))
-            self.check(resp)
+            self.check(resp, method)
             # HTTP/1.0 (and what is not HTTP/1.1) closes after its answer
             # unless it asked to keep the connection.
             first_line = head.split(b'\r\n', 1)[0].split(b'\n', 1)[0]

@@ -40,7 +40,10 @@ COMMAND_TIMEOUT = 120
 
 def _write_config(path, url):
     with open(path, 'w') as f:
+        # One of the tests turns a node to the fake driver: enabled, as in
+        # every functional test, so that the upgrade check passes.
         f.write('[DEFAULT]\nhost = manage-test\n'
+                'enabled_drivers = fake,ironic\n'
                 '[database]\nconnection = %s\n' % url)
 
 
