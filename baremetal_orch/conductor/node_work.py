@@ -116,7 +116,7 @@ class NodeWork:
 
     def _run(self, context, action_uuid, items, phase, params):
         previous = dbapi.start_tasks([t for t, _n in items],
-                                     dispatcher.FINAL_TASK_STATUSES)
+                                     statuses.TASK_FINAL_STATUSES)
         todo = {n: t for t, n in items if t in previous}
         if not todo:
             return
@@ -139,7 +139,7 @@ class NodeWork:
         if not again:
             return locked
         ended = {t for t, s in dbapi.get_task_statuses(again).items()
-                 if s in dispatcher.FINAL_TASK_STATUSES}
+                 if s in statuses.TASK_FINAL_STATUSES}
         if ended:
             dbapi.release_nodes([n for n in locked if todo[n] in ended],
                                 self.host)

@@ -34,9 +34,6 @@ from baremetal_orch.objects import event as event_obj
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-#: Task statuses that end a node's work.
-FINAL_TASK_STATUSES = (statuses.SUCCESS, statuses.FAILED)
-
 
 class EndedTasks:
     """Wakes the phases of this process when the tasks they wait for end.
@@ -207,7 +204,8 @@ class NodeDispatcher:
                 done[name] = False
                 continue
             row = existing.get(node.uuid)
-            if row is not None and row.status in FINAL_TASK_STATUSES:
+            if (row is not None
+                    and row.status in statuses.TASK_FINAL_STATUSES):
                 done[name] = row.status == statuses.SUCCESS
             else:
                 pending.append((name, node, row.uuid if row else None))
@@ -268,7 +266,8 @@ class NodeDispatcher:
             self._wait(runtime, wakeup, inflight)
             # The ended tasks of the phase: an indexed query that returns
             # nothing while the nodes work.
-            ended = dbapi.ended_tasks(phase_task, FINAL_TASK_STATUSES)
+            ended = dbapi.ended_tasks(phase_task,
+                                      statuses.TASK_FINAL_STATUSES)
             failed = []
             for task_uuid, status in ended.items():
                 if task_uuid in inflight:

@@ -68,11 +68,7 @@ def locked_service(host):
 
 def get_service(host):
     with api.reader() as session:
-        svc = session.query(models.Service).filter_by(
-            host=host).one_or_none()
-        if svc is None:
-            raise exception.ServiceNotFound(host=host)
-        return svc
+        return _get_service(session, host)
 
 
 def list_services():
@@ -83,10 +79,7 @@ def list_services():
 
 def update_service(host, values):
     with api.writer() as session:
-        svc = session.query(models.Service).filter_by(
-            host=host).one_or_none()
-        if svc is None:
-            raise exception.ServiceNotFound(host=host)
+        svc = _get_service(session, host)
         for key, value in values.items():
             setattr(svc, key, value)
         svc.updated_at = timeutils.utcnow()
