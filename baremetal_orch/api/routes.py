@@ -25,6 +25,7 @@ ROUTES = (
     ('/v1', 'GET'),
     ('/v1/actions', 'GET POST'),
     ('/v1/actions/{action_uuid}', 'GET'),
+    ('/v1/actions/{action_uuid}/control', 'POST'),
     ('/v1/chassis', 'GET POST'),
     ('/v1/chassis/{chassis_uuid}', 'GET PATCH DELETE'),
     ('/v1/deployment_strategies', 'GET POST'),

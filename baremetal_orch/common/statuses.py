@@ -26,8 +26,15 @@ RUNNING = 'running'
 COMPLETE = 'complete'
 FAILED = 'failed'
 CANCELLED = 'cancelled'
-ACTION_STATES = (PENDING, RUNNING, COMPLETE, FAILED, CANCELLED)
+# A pause was asked for: no new node work starts, what is in flight ends.
+PAUSING = 'pausing'
+# Nothing in flight, nothing starts until resumed (or a window opens).
+PAUSED = 'paused'
+ACTION_STATES = (PENDING, RUNNING, PAUSING, PAUSED, COMPLETE, FAILED,
+                 CANCELLED)
 ACTION_FINAL_STATES = (COMPLETE, FAILED, CANCELLED)
+#: The states of an action a conductor runs (or is about to).
+ACTION_ACTIVE_STATES = (PENDING, RUNNING, PAUSING, PAUSED)
 
 # --- actions: ``result`` (null while running) -------------------------------
 SUCCESS = 'success'

@@ -25,6 +25,7 @@ from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
 from baremetal_orch.conductor import admission
+from baremetal_orch.conductor import control
 from baremetal_orch.conductor import node_work
 from baremetal_orch.conductor import periodics
 from baremetal_orch.conductor import provisioning
@@ -49,7 +50,8 @@ class ConductorManager:
     """The methods the API and other conductors call over RPC."""
 
     # Version 1.0: Initial version
-    RPC_API_VERSION = '1.0'
+    # Version 1.1: control_action and abort_nodes
+    RPC_API_VERSION = '1.1'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None):
@@ -292,6 +294,15 @@ class ConductorManager:
                             action.uuid, action.created_at)
                 swept.append(action.uuid)
         return swept
+
+    def control_action(self, context, uuid, verb, reason=None):
+        """POST /v1/actions/{uuid}/control: pause, resume or abort."""
+        return control.take(context, uuid, verb, reason)
+
+    def abort_nodes(self, context, node_uuids):
+        """Abort what Ironic holds in a wait state for these nodes (cast
+        by an aborted action's conductor to the nodes' owner)."""
+        self._spawn(provisioning.abort_nodes, context, list(node_uuids))
 
     def run_nodes_phase(self, context, action_uuid, items, phase,
                         params=None):

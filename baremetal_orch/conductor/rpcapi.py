@@ -87,7 +87,8 @@ class ConductorAPI:
     """The API's (and other conductors') handle on the conductors."""
 
     # Version 1.0: Initial version
-    RPC_API_VERSION = '1.0'
+    # Version 1.1: control_action and abort_nodes
+    RPC_API_VERSION = '1.1'
 
     def __init__(self, own=None):
         """:param own: the conductor manager of this process, if any: what
@@ -192,3 +193,21 @@ class ConductorAPI:
                           action_uuid=action_uuid,
                           items=[list(i) for i in items], phase=phase,
                           params=params)
+
+    def control_action(self, context, uuid, verb, reason=None):
+        """Pause, resume or abort an action, on its conductor while it
+        lives (its flow sees the control at once), else on any: the one
+        that takes the action over reads it. Returns the Action."""
+        host = None
+        if self._client is not None:
+            conductor = dbapi.get_action(uuid).conductor
+            host = (conductor if conductor in live_hosts()
+                    else pick_host(uuid))
+        return self._call(context, host, 'control_action', version='1.1',
+                          uuid=uuid, verb=verb, reason=reason)
+
+    def abort_nodes(self, context, host, node_uuids):
+        """Cast to ``host``: abort what Ironic holds in a wait state for
+        ``node_uuids``."""
+        return self._cast(context, host, 'abort_nodes', version='1.1',
+                          node_uuids=list(node_uuids))

@@ -97,6 +97,8 @@ update_action = _operations.update_action
 list_actions = _operations.list_actions
 list_active_actions = _operations.list_active_actions
 claim_action = _operations.claim_action
+steering_of = _operations.steering_of
+steer_action = _operations.steer_action
 
 # Tasks (db/sqlalchemy/operations.py) ---------------------------------------
 create_task = _operations.create_task

@@ -31,8 +31,10 @@ DEPENDENCY_FAILED = 'dependency_failed'
 PREPARE_CRITERIA_NOT_MET = 'prepare_criteria_not_met'
 DEPLOY_CRITERIA_NOT_MET = 'deploy_criteria_not_met'
 TIMEOUT = 'timeout'
+# The action was aborted before the group could end.
+ABORTED = 'aborted'
 REASONS = (DEPENDENCY_FAILED, PREPARE_CRITERIA_NOT_MET,
-           DEPLOY_CRITERIA_NOT_MET, TIMEOUT)
+           DEPLOY_CRITERIA_NOT_MET, TIMEOUT, ABORTED)
 
 # Phases.
 PREPARE = 'prepare'

@@ -384,6 +384,25 @@ class SiteDeployment:
             state.status = groups.FAILED
             state.reason = reason
 
+    def abort(self, group, results=None):
+        """Fail a group the action's abort stopped, with ``aborted``.
+
+        A pending group's nodes stay as they are; a running group records
+        ``results`` of its phase first (None: never started, the node keeps
+        its status), then fails as :meth:`fail` does. A group already
+        ended is left alone. Returns whether the group was failed.
+        """
+        with self._lock:
+            state = self._state(group)
+            if state.status in (groups.SUCCESS, groups.FAILED):
+                return False
+            if state.status == groups.RUNNING and results:
+                self._apply(group, state.phase, results)
+            self.fail(group, groups.ABORTED, results={
+                n: ok for n, ok in (results or {}).items()
+                if ok is not None})
+            return True
+
     # Results ---------------------------------------------------------------
 
     def outcome(self):

@@ -158,17 +158,29 @@ class NodeDispatcher:
                        inflight, sent_at)
 
     @staticmethod
-    def _leave(phase, params, pending):
+    def _leave(phase, params, pending, why):
         """Leave ``pending`` nodes unstarted; returns their names."""
         names = [name for name, _node, _task in pending]
-        LOG.info('Group %s: the %s criteria can no longer be met; %d '
-                 'node(s) not started: %s', params.get('group'), phase,
-                 len(names), ', '.join(sorted(names)))
+        LOG.info('Group %s: %s; %d node(s) not started in %s: %s',
+                 params.get('group'), why, len(names), phase,
+                 ', '.join(sorted(names)))
         for _name, _node, task in pending:
-            dbapi.update_task(task, {
-                'reason': 'not started: the group\'s criteria can no '
-                          'longer be met (fail_fast)'})
+            dbapi.update_task(task, {'reason': 'not started: %s' % why})
         return names
+
+    def _abort_in_flight(self, runtime, inflight):
+        """Ask each in-flight node's conductor to abort what Ironic
+        holds in a wait state (the others finish their step)."""
+        by_host = {}
+        for _name, node, host in inflight.values():
+            if host is not None:
+                by_host.setdefault(host, []).append(node.uuid)
+        for host, uuids in by_host.items():
+            try:
+                self.rpcapi.abort_nodes(runtime.context, host, uuids)
+            except Exception as e:
+                LOG.warning('Could not ask conductor %s to abort %d '
+                            'nodes: %s', host, len(uuids), e)
 
     @staticmethod
     def _record_failures(runtime, phase, params, failures):
@@ -198,6 +210,9 @@ class NodeDispatcher:
             parent_uuid=phase_task, kind='node')}
         done = {}
         pending = []
+        # Nodes a conductor was working on when this flow was resumed:
+        # in flight for the action, sent again even while it is paused.
+        resumed = set()
         for name in names:
             node = nodes.get(name)
             if node is None:
@@ -209,6 +224,8 @@ class NodeDispatcher:
                 done[name] = row.status == statuses.SUCCESS
             else:
                 pending.append((name, node, row.uuid if row else None))
+                if row is not None and row.status == statuses.RUNNING:
+                    resumed.add(row.uuid)
         # Task rows of the nodes never sent yet: one INSERT for all.
         fresh = [i for i, (_n, _node, uuid) in enumerate(pending)
                  if uuid is None]
@@ -218,43 +235,74 @@ class NodeDispatcher:
              'node_uuid': pending[i][1].uuid} for i in fresh])
         for i, uuid in zip(fresh, uuids):
             pending[i] = (pending[i][0], pending[i][1], uuid)
+        # Taken from the end: the resumed first, then the others in order.
         pending.reverse()
+        pending.sort(key=lambda item: item[2] in resumed)
         wakeup = threading.Event()
         watched = [uuid for _n, _node, uuid in pending]
         ENDED.watch(watched, wakeup)
+        steering = runtime.steering
+        steering.listen(wakeup)
         try:
             return self._run(runtime, phase_task, phase, timeout, params,
-                             done, pending, wakeup, keep_going)
+                             done, pending, wakeup, keep_going, resumed)
         finally:
             ENDED.forget(watched)
+            steering.unlisten(wakeup)
+            steering.set_in_flight(phase_task, 0)
 
     def _run(self, runtime, phase_task, phase, timeout, params, done,
-             pending, wakeup, keep_going):
+             pending, wakeup, keep_going, resumed):
+        steering = runtime.steering
         inflight = {}
         sent_at = {}
         unstarted = []
+        aborted = False
         limit = CONF.conductor.max_concurrent_nodes
         # A stall, not a length: the phase times out once none of its
-        # nodes has ended for ``timeout`` seconds. Each node's own time in
-        # its driver is bounded by the driver (from when Ironic accepts
-        # it); a group larger than what runs at once (max_concurrent_nodes,
-        # or Ironic's limit with its queue) keeps going while nodes end.
+        # nodes has ended for ``timeout`` seconds, not counting the time
+        # the action spent paused. Each node's own time in its driver is
+        # bounded by the driver (from when Ironic accepts it); a group
+        # larger than what runs at once (max_concurrent_nodes, or Ironic's
+        # limit with its queue) keeps going while nodes end.
         deadline = time.monotonic() + timeout
+        paused_mark = steering.paused_seconds()
         next_check = time.monotonic() + CONF.conductor.heartbeat_interval
         while pending or inflight:
+            if not aborted and steering.aborting():
+                aborted = True
+                unstarted += self._leave(phase, params, pending,
+                                         'the action was aborted')
+                pending = []
+                self._abort_in_flight(runtime, inflight)
+                if not inflight:
+                    break
             if pending and keep_going is not None and not keep_going(done):
-                unstarted = self._leave(phase, params, pending)
+                unstarted += self._leave(
+                    phase, params, pending,
+                    'the group\'s criteria can no longer be met '
+                    '(fail_fast)')
                 pending = []
                 if not inflight:
                     break
+            go = steering.may_start()
+            if not go and not inflight and not (
+                    pending and pending[-1][2] in resumed):
+                # Paused with nothing in flight: wait for a resume or an
+                # abort, which wakes this at once.
+                steering.wait(self.LOCAL_POLL)
+                continue
             alive = self.rpcapi.live_hosts() if pending else None
             batch = []
-            while pending and len(inflight) + len(batch) < limit:
+            while (pending and len(inflight) + len(batch) < limit and
+                   (go or pending[-1][2] in resumed)):
                 batch.append(pending.pop())
             if batch:
                 self._send(runtime, batch, phase, params, timeout, alive,
                            inflight, sent_at)
-            if time.monotonic() > deadline:
+            steering.set_in_flight(phase_task, len(inflight))
+            paused = steering.paused_seconds() - paused_mark
+            if time.monotonic() - paused > deadline:
                 for task_uuid in inflight:
                     dbapi.update_task(task_uuid, {
                         'status': statuses.FAILED, 'reason': groups.TIMEOUT,
@@ -272,6 +320,7 @@ class NodeDispatcher:
             for task_uuid, status in ended.items():
                 if task_uuid in inflight:
                     deadline = time.monotonic() + timeout
+                    paused_mark = steering.paused_seconds()
                     name, node, _host = inflight.pop(task_uuid)
                     done[name] = status == statuses.SUCCESS
                     if status != statuses.SUCCESS:
@@ -280,6 +329,7 @@ class NodeDispatcher:
                 self._record_failures(runtime, phase, params, [
                     (node, dbapi.get_task(task_uuid).reason)
                     for node, task_uuid in failed])
+            steering.set_in_flight(phase_task, len(inflight))
             if time.monotonic() > next_check:
                 next_check = time.monotonic() + \
                     CONF.conductor.heartbeat_interval

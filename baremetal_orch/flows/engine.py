@@ -147,8 +147,7 @@ class ActionEngines:
             return
         for action in action_obj.Action.list(
                 context, filters={'conductor': self.host,
-                                  'state': [action_obj.RUNNING,
-                                            action_obj.PENDING]}):
+                                  'state': list(action_obj.ACTIVE_STATES)}):
             self._resume_or_start(context, action)
 
     def take_over(self, context, dead_hosts):
@@ -162,8 +161,7 @@ class ActionEngines:
             self._repost_orphans(context, dead_hosts)
             return
         for action in action_obj.Action.list(
-                context, filters={'state': [action_obj.RUNNING,
-                                            action_obj.PENDING]}):
+                context, filters={'state': list(action_obj.ACTIVE_STATES)}):
             if action.conductor not in dead_hosts:
                 continue
             if dbapi.claim_action(
@@ -217,18 +215,21 @@ class ActionEngines:
 
     def _run(self, kind, runtime, engine, executor):
         error = None
-        try:
-            engine.run()
-        except Exception as e:
-            LOG.exception('Action %s failed', runtime.action_uuid)
-            error = e
-        finally:
-            executor.shutdown(wait=False)
+        # A site action's controls reach it here (flows.steering.wake).
+        steering = getattr(runtime, 'steering', None)
+        with steering or contextlib.nullcontext():
             try:
-                kind.finish(runtime, error)
+                engine.run()
+            except Exception as e:
+                LOG.exception('Action %s failed', runtime.action_uuid)
+                error = e
             finally:
-                with self._lock:
-                    self._threads.pop(runtime.action_uuid, None)
+                executor.shutdown(wait=False)
+                try:
+                    kind.finish(runtime, error)
+                finally:
+                    with self._lock:
+                        self._threads.pop(runtime.action_uuid, None)
 
     def running(self):
         """The uuids of the actions this conductor runs now."""
@@ -322,7 +323,7 @@ class ActionEngines:
             action = action_obj.Action.get(context, uuid)
         except exception.ActionNotFound:
             return jobboard.FINISHED
-        if action.state not in (action_obj.PENDING, action_obj.RUNNING):
+        if action.state not in action_obj.ACTIVE_STATES:
             return jobboard.FINISHED
         if uuid in self.running():
             return jobboard.DUPLICATE
@@ -390,8 +391,7 @@ class ActionEngines:
             return
         running = self.running()
         for action in action_obj.Action.list(
-                context, filters={'state': [action_obj.RUNNING,
-                                            action_obj.PENDING]}):
+                context, filters={'state': list(action_obj.ACTIVE_STATES)}):
             if action.uuid in posted or action.uuid in running:
                 continue
             if action.conductor is None:

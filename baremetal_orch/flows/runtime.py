@@ -29,6 +29,7 @@ from oslo_utils import timeutils
 from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
+from baremetal_orch.flows import steering as steering_mod
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
@@ -118,6 +119,8 @@ class SiteRuntime:
         self._last = None
         #: The nodes admission held (by UUID), kept by every checkpoint.
         self.held_nodes = action_obj.held_nodes(action)
+        #: Pause, resume, abort and the maintenance windows.
+        self.steering = steering_mod.ActionSteering(context, action)
 
     # Checkpoints -----------------------------------------------------------
 
@@ -179,22 +182,49 @@ class SiteRuntime:
 
     def skip_blocked(self):
         """Fail, with ``dependency_failed``, every group a failed group
-        blocks (taskflow's deciders keep their atoms from running)."""
-        skipped = self.site.skip_blocked()
-        for name in skipped:
-            self._group_task(name, status=statuses.FAILED,
-                             reason='dependency_failed',
+        blocks (taskflow's deciders keep their atoms from running); once
+        the action is aborted, fail every pending group with ``aborted``.
+        """
+        if self.steering.aborting():
+            ended = [g for g in self.site.strategy.topological_order()
+                     if self.site.group_status(g)['status'] ==
+                     statuses.PENDING and self.site.abort(g)]
+            reason = groups.ABORTED
+        else:
+            ended = self.site.skip_blocked()
+            reason = groups.DEPENDENCY_FAILED
+        for name in ended:
+            self._group_task(name, status=statuses.FAILED, reason=reason,
                              finished_at=timeutils.utcnow())
-        if skipped:
+        if ended:
             self.checkpoint()
-            self._groups_finished(skipped)
-        return skipped
+            self._groups_finished(ended)
+        return ended
+
+    def _may_go_on(self, group):
+        """Wait while the action is paused; False once it is aborted
+        (the group then ended, failed with ``aborted``)."""
+        if self.steering.wait():
+            return True
+        self._abort(group)
+        return False
+
+    def _abort(self, group, results=None):
+        if self.site.abort(group, results):
+            self._group_task(group, status=statuses.FAILED,
+                             reason=groups.ABORTED,
+                             finished_at=timeutils.utcnow())
+            self.checkpoint()
 
     # Phases ----------------------------------------------------------------
 
     def run_prepare(self, group):
         first = group not in self.site.order()
+        if not self._may_go_on(group):
+            return {}
         self.slots.start(group)
+        if not self._may_go_on(group):
+            return {}
         if first:
             self._group_task(group, status=statuses.RUNNING,
                              started_at=timeutils.utcnow())
@@ -216,6 +246,8 @@ class SiteRuntime:
     def run_deploy(self, group, prepare_ok):
         status = self.site.group_status(group)
         if not prepare_ok or status['status'] != statuses.RUNNING:
+            return {}
+        if not self._may_go_on(group):
             return {}
         self.slots.start(group)
         targets = self.site.deploy_targets(group)
@@ -266,6 +298,13 @@ class SiteRuntime:
             params={'group': group,
                     'wait_for_signal': spec.wait_for_signal},
             keep_going=keep_going)
+        if self.steering.aborting():
+            self._abort(group, dict(results.done,
+                                    **dict.fromkeys(results.unstarted)))
+            dbapi.update_task(phase_task, {
+                'status': statuses.FAILED, 'reason': groups.ABORTED,
+                'finished_at': timeutils.utcnow()})
+            return {}
         if results.timed_out:
             self.site.fail(group, groups.TIMEOUT, results=results.done)
             dbapi.update_task(phase_task, {

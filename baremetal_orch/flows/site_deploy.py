@@ -39,6 +39,7 @@ from taskflow import task
 
 from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import control
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy as strategy_mod
@@ -210,8 +211,11 @@ def finish(runtime, error=None):
     site = runtime.site
     runtime.skip_blocked()
     state, result = site.outcome()
+    aborted = runtime.steering.aborting()
     if error is not None or state == groups.STATE_RUNNING:
         state, result = action_obj.FAILED, statuses.FAILED
+    elif aborted:
+        state, result = action_obj.CANCELLED, statuses.FAILED
     runtime.checkpoint()
     now = timeutils.utcnow()
     dbapi.update_task(runtime.root_task, {
@@ -222,8 +226,15 @@ def finish(runtime, error=None):
     action.state = state
     action.result = result
     action.finished_at = now
+    if action.control != control.ABORT:
+        # A pause or a window no longer applies to an ended action.
+        action.state_reason = None
+    action.control = None
     action.save()
     event_obj.action_finished(action, error)
+    if aborted:
+        notify.action_control(runtime.context, action, control.ABORT, 'end',
+                              reason=action.state_reason)
     notify.action(runtime.context, action,
                   'end' if state == action_obj.COMPLETE else 'error',
                   exc=error)

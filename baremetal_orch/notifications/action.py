@@ -77,6 +77,33 @@ class ActionPayload(notification.NotificationPayloadBase):
             self.populate_schema(action=action)
 
 
+@base.BaremetalOrchObjectRegistry.register
+class ActionControlPayload(ActionPayload):
+    """A control of a running action (pause, resume, abort): the action,
+    the verb, its reason and who asked."""
+
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    SCHEMA = dict(ActionPayload.SCHEMA,
+                  state_reason=('action', 'state_reason'))
+
+    fields = dict(ActionPayload.fields, **{
+        'state_reason': fields.StringField(nullable=True),
+        'verb': fields.StringField(),
+        'reason': fields.StringField(nullable=True),
+        'requester': fields.StringField(nullable=True),
+    })
+
+    def __init__(self, action=None, verb=None, reason=None, requester=None,
+                 **kwargs):
+        super().__init__(action=action, **kwargs)
+        if action is not None:
+            self.verb = verb
+            self.reason = reason
+            self.requester = requester
+
+
 def _count(value):
     if value is None:
         return None
@@ -185,6 +212,29 @@ class ActionNotification(notification.NotificationBase):
 
     fields = dict(notification.NotificationBase.fields, **{
         'payload': ovo_fields.ObjectField('ActionPayload'),
+    })
+
+
+#: The event types of a control: DESIGN names them under the service's
+#: own prefix.
+CONTROL_EVENT_TYPES = frozenset(
+    'baremetal_orch.action.control.%s' % status for status in
+    ('start', 'end'))
+
+
+@base.BaremetalOrchObjectRegistry.register
+class ActionControlNotification(notification.NotificationBase):
+    """baremetal_orch.action.control.{start,end}: ``start`` when a control
+    is taken, ``end`` when the flow carried it out (paused, resumed,
+    cancelled)."""
+
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    EVENT_TYPES = CONTROL_EVENT_TYPES
+
+    fields = dict(notification.NotificationBase.fields, **{
+        'payload': ovo_fields.ObjectField('ActionControlPayload'),
     })
 
 

@@ -183,6 +183,19 @@ def action(context, action, status, exc=None):
                  lambda: action_payloads.ActionPayload(action))
 
 
+@_safe
+def action_control(context, action, verb, status, reason=None,
+                   requester=None):
+    """baremetal_orch.action.control.<start|end>."""
+    return notification.emit_primitive(
+        context, action_payloads.ActionControlNotification,
+        'baremetal_orch.action.control.%s' % status,
+        notification.level_for(status), _publisher_id(CONDUCTOR_SERVICE),
+        lambda: action_payloads.ActionControlPayload.primitive_of(
+            {'action': action},
+            {'verb': verb, 'reason': reason, 'requester': requester}))
+
+
 def _group_report(action, group, status, report):
     # The group's node list and criticality are fixed when the action
     # starts (action.report); the rest comes from the call site.

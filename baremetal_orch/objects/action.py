@@ -21,8 +21,11 @@ RUNNING = statuses.RUNNING
 COMPLETE = statuses.COMPLETE
 FAILED = statuses.FAILED
 CANCELLED = statuses.CANCELLED
+PAUSING = statuses.PAUSING
+PAUSED = statuses.PAUSED
 STATES = statuses.ACTION_STATES
 FINAL_STATES = statuses.ACTION_FINAL_STATES
+ACTIVE_STATES = statuses.ACTION_ACTIVE_STATES
 
 DEPLOY_SITE = 'deploy_site'
 UPDATE_SITE = 'update_site'
@@ -49,10 +52,18 @@ def holder_of(node_uuid):
     return None
 
 
+def public_progress(action):
+    """What ``GET /v1/actions/{uuid}`` shows of the progress: nodes per
+    phase and the ETA, as the flow's last checkpoint wrote them (null
+    before the action started, and for an update_labels action)."""
+    return (action.progress or {}).get('summary')
+
+
 @base.BaremetalOrchObjectRegistry.register
 class Action(base.BaremetalOrchObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: state_reason and control; states pausing and paused
+    VERSION = '1.1'
 
     fields = {
         'id': f.IntegerField(),
@@ -60,6 +71,8 @@ class Action(base.BaremetalOrchObject):
         'name': f.EnumField(valid_values=NAMES),
         'parameters': f.FlexibleDictField(nullable=True),
         'state': f.EnumField(valid_values=STATES),
+        'state_reason': f.StringField(nullable=True),
+        'control': f.StringField(nullable=True),
         'result': f.StringField(nullable=True),
         'task_uuid': f.UUIDField(nullable=True),
         'conductor': f.StringField(nullable=True),

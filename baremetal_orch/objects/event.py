@@ -29,6 +29,13 @@ ACTION_STARTED = 'action.started'
 ACTION_FINISHED = 'action.finished'
 #: A conductor took over the action of a dead one (resource: the action).
 ACTION_TAKEN_OVER = 'action.taken_over'
+#: An action was paused (a control, or its maintenance windows closed):
+#: ``details.reason`` and ``details.requester`` (resource: the action).
+ACTION_PAUSED = 'action.paused'
+#: A paused action was resumed (a control, or a window opened).
+ACTION_RESUMED = 'action.resumed'
+#: An abort of the action was asked for; it ends ``cancelled``.
+ACTION_ABORTED = 'action.aborted'
 #: A group of a site action started (resource: the group's task).
 GROUP_STARTED = 'group.started'
 #: A group ended, with its status, reason and counts (resource: the
@@ -38,6 +45,7 @@ GROUP_FINISHED = 'group.finished'
 NODE_FAILED = 'node.failed'
 
 ACTION_EVENT_TYPES = (ACTION_STARTED, ACTION_FINISHED, ACTION_TAKEN_OVER,
+                      ACTION_PAUSED, ACTION_RESUMED, ACTION_ABORTED,
                       GROUP_STARTED, GROUP_FINISHED, NODE_FAILED)
 
 
@@ -96,3 +104,14 @@ def action_finished(action, error=None):
         details={'name': action.name, 'state': action.state,
                  'result': action.result,
                  'error': str(error) if error else None})
+
+
+def action_steered(action, event_type, reason=None, requester=None):
+    """Record a control of ``action`` (paused, resumed, aborted)."""
+    Event.record(
+        event_type, resource_uuid=action.uuid, action_uuid=action.uuid,
+        message='%s %s by %s%s' % (
+            action.name, event_type.split('.', 1)[1], requester,
+            ': %s' % reason if reason else ''),
+        details={'name': action.name, 'state': action.state,
+                 'reason': reason, 'requester': requester})

@@ -39,3 +39,13 @@ LABEL_PARAMETERS = {
     'required': ['target_nodes'],
     'additionalProperties': False,
 }
+
+CONTROL = {
+    'type': 'object',
+    'properties': {
+        'verb': {'type': 'string', 'enum': ['pause', 'resume', 'abort']},
+        'reason': {'type': ['string', 'null'], 'maxLength': 255},
+    },
+    'required': ['verb'],
+    'additionalProperties': False,
+}

@@ -178,6 +178,10 @@ class Action(Base):
     name = sa.Column(sa.String(64), nullable=False)
     parameters = _long_json()
     state = sa.Column(sa.String(32), nullable=False)
+    # Why the action is in its state (a control's reason, outside_window).
+    state_reason = sa.Column(sa.String(255), nullable=True)
+    # The control its flow must carry out: null, pause or abort.
+    control = sa.Column(sa.String(16), nullable=True)
     result = sa.Column(sa.String(32), nullable=True)
     task_uuid = sa.Column(sa.String(36), nullable=True)
     conductor = sa.Column(sa.String(255), nullable=True)

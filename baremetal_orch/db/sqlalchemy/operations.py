@@ -17,10 +17,11 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import statuses
 from baremetal_orch.db.sqlalchemy import api
 from baremetal_orch.db.sqlalchemy import models
 
-ACTIVE_ACTION_STATES = ('pending', 'running')
+ACTIVE_ACTION_STATES = statuses.ACTION_ACTIVE_STATES
 
 
 # Strategies ----------------------------------------------------------------
@@ -156,6 +157,35 @@ def claim_action(uuid, expected_conductor, host, heartbeat_timeout=None):
         result = session.execute(
             sa.update(models.Action).where(*where)
             .values(conductor=host, updated_at=timeutils.utcnow())
+            .execution_options(synchronize_session=False))
+        return result.rowcount == 1
+
+
+def steering_of(uuid):
+    """``(state, control, state_reason)`` of an action: what a running flow
+    reads about twice a second, without its documents."""
+    with api.reader() as session:
+        row = session.execute(
+            sa.select(models.Action.state, models.Action.control,
+                      models.Action.state_reason)
+            .where(models.Action.uuid == uuid)).one_or_none()
+    if row is None:
+        raise exception.ActionNotFound(action=uuid)
+    return tuple(row)
+
+
+def steer_action(uuid, expected, values):
+    """Change an action's steering only if it is still ``expected``
+    (``(state, control)`` as read): a control and the flow's own moves
+    (pausing -> paused) never overwrite each other. True when changed."""
+    state, control = expected
+    where = [models.Action.uuid == uuid, models.Action.state == state,
+             models.Action.control == control if control is not None
+             else models.Action.control.is_(None)]
+    with api.writer() as session:
+        result = session.execute(
+            sa.update(models.Action).where(*where)
+            .values(dict(values, updated_at=timeutils.utcnow()))
             .execution_options(synchronize_session=False))
         return result.rowcount == 1
 

@@ -122,7 +122,7 @@ class TestNodeMoveOnMariaDB(base.FunctionalTestCase):
 
     def test_schema_made_by_the_command(self):
         code, out, _ = self.manage('db', 'version')
-        self.assertEqual((0, '0002_long_json_documents\n'), (code, out))
+        self.assertEqual((0, '0003_action_steering\n'), (code, out))
 
     def test_refuses_an_unknown_node(self):
         missing = uuidutils.generate_uuid()

@@ -174,7 +174,7 @@ class TestAllInOneCommand(base.FunctionalTestCase):
                                 'baremetal-orch', 'baremetal-orch.sqlite')
         self.assertTrue(os.path.exists(database))
         # The manage command finds the same database.
-        self.assertEqual('0002_long_json_documents', self.run_command(
+        self.assertEqual('0003_action_steering', self.run_command(
             'baremetal-orch-manage', 'db', 'version').stdout.strip())
         # A failure case on nodes already deployed is refused, not ignored.
         refused = self.run_command(

@@ -22,9 +22,9 @@ from baremetal_orch.common import exception
 from baremetal_orch.common import policy
 from baremetal_orch.objects import action as action_obj
 
-FIELDS = ('uuid', 'name', 'parameters', 'dry_run', 'state', 'result',
-          'task_uuid', 'conductor', 'report', 'created_at', 'updated_at',
-          'started_at', 'finished_at')
+FIELDS = ('uuid', 'name', 'parameters', 'dry_run', 'state', 'state_reason',
+          'result', 'task_uuid', 'conductor', 'report', 'progress',
+          'created_at', 'updated_at', 'started_at', 'finished_at')
 SORT_KEYS = ('id', 'created_at', 'updated_at', 'name', 'state')
 
 
@@ -33,6 +33,9 @@ def to_dict(action, fields=None):
     for field in fields or FIELDS:
         if field == 'dry_run':
             doc[field] = False
+            continue
+        if field == 'progress':
+            doc[field] = action_obj.public_progress(action)
             continue
         value = action[field]
         if field == 'parameters':
@@ -62,6 +65,20 @@ def _parameters(body):
 
 class ActionsController(rest.RestController):
     """/v1/actions"""
+
+    _custom_actions = {'control': ['POST']}
+
+    @pecan.expose('json')
+    def control(self, uuid):
+        """POST /v1/actions/{uuid}/control: pause, resume or abort."""
+        ctx = utils.context()
+        policy.authorize('baremetal_orch:action:control', ctx)
+        utils.check_uuid(uuid, 'action uuid')
+        body = utils.json_body(schema.CONTROL)
+        action = utils.rpcapi().control_action(
+            ctx, uuid, body['verb'], body.get('reason'))
+        pecan.response.status = 202
+        return to_dict(action)
 
     @pecan.expose('json')
     def get_all(self, **params):

@@ -67,7 +67,7 @@ class TestCommandLine(ManageTestCase):
 
     def test_stdout_is_only_the_result(self):
         out = self.manage('db', 'version')
-        self.assertEqual('0002_long_json_documents\n', out.stdout)
+        self.assertEqual('0003_action_steering\n', out.stdout)
 
 
 class TestDb(ManageTestCase):
@@ -80,7 +80,7 @@ class TestDb(ManageTestCase):
 
     def test_version_of_a_migrated_database(self):
         out = self.manage('db', 'version')
-        self.assertEqual((0, '0002_long_json_documents'),
+        self.assertEqual((0, '0003_action_steering'),
                          (out.code, out.stdout.strip()))
 
     def test_upgrade_an_empty_database(self):
@@ -90,9 +90,9 @@ class TestDb(ManageTestCase):
         self.assertIn('None (no schema', out.stdout)
         out = self.manage('db', 'upgrade')
         self.assertEqual(
-            (0, 'Database upgraded to 0002_long_json_documents.\n'),
+            (0, 'Database upgraded to 0003_action_steering.\n'),
             (out.code, out.stdout))
-        self.assertEqual('0002_long_json_documents',
+        self.assertEqual('0003_action_steering',
                          self.manage('db', 'version').stdout.strip())
         # The tables exist: a service can be registered and listed.
         dbapi.register_service('after-upgrade')

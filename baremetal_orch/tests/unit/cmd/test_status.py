@@ -101,14 +101,14 @@ class TestSchema(StatusTestCase):
     def test_older_revision_fails(self):
         self.useFixture(fixtures.MockPatch(
             'baremetal_orch.cmd.status.schema_head',
-            return_value='0003_future'))
+            return_value='0004_future'))
         code, checks = self.check()
         self.assertEqual(FAILURE, code)
-        self.assertIn('0002_long_json_documents, not 0003_future',
+        self.assertIn('0003_action_steering, not 0004_future',
                       checks[SCHEMA][1])
 
     def test_head_is_the_newest_migration(self):
-        self.assertEqual('0002_long_json_documents', status.schema_head())
+        self.assertEqual('0003_action_steering', status.schema_head())
 
 
 class TestPeerList(StatusTestCase):

@@ -72,8 +72,8 @@ class MigrationChecks:
         with engine.connect() as conn:
             ours = list(conn.execute(sa.text(
                 'SELECT version_num FROM %s' % OUR_VERSION_TABLE)).scalars())
-        self.assertEqual(['0002_long_json_documents'], ours)
-        self.assertEqual('0002_long_json_documents', migration.version(engine))
+        self.assertEqual(['0003_action_steering'], ours)
+        self.assertEqual('0003_action_steering', migration.version(engine))
         if engine.dialect.name == 'sqlite':
             # taskflow creates its tables directly on sqlite, no history.
             self.assertNotIn(TASKFLOW_VERSION_TABLE, tables)
