@@ -62,6 +62,9 @@ MAX_SELECTOR_LABEL_PAIRS = 1000
 MAX_STRATEGY_SELECTOR_VALUES = 100000
 MAX_STRATEGY_LABEL_PAIRS = 10000
 
+#: Maintenance windows of one site action (``parameters.windows``).
+MAX_WINDOWS = 100
+
 #: Resource names (nodes, deployment strategies): at most this long, of
 #: letters, digits and ``._~-``, starting with a letter or digit, so that
 #: a name is one path segment of a URL, as it is.

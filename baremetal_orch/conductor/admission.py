@@ -27,6 +27,7 @@ import collections
 import contextlib
 
 from oslo_log import log
+from oslo_utils import timeutils
 from taskflow import exceptions as tf_exc
 
 from baremetal_orch.common import exception
@@ -34,6 +35,7 @@ from baremetal_orch.common import states
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy as strategy_mod
+from baremetal_orch.deployment import windows as windows_mod
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import node as node_obj
 
@@ -51,12 +53,18 @@ def resolve_groups(strategy):
 
 
 def _site(parameters):
+    """The stored parameters and the rules of a site action; its
+    maintenance windows are checked first (InvalidParameterValue)."""
+    windows_mod.parse(parameters.get('windows'))
     name = parameters.get('deployment_strategy',
                           strategy_mod.DEFAULT_NAME)
     document = dbapi.get_strategy(name).document
     strategy = strategy_mod.parse(document)
     site = site_mod.SiteDeployment(strategy, resolve_groups(strategy))
-    return {'deployment_strategy': name, 'strategy': document}, site
+    stored = {'deployment_strategy': name, 'strategy': document}
+    if parameters.get('windows'):
+        stored['windows'] = list(parameters['windows'])
+    return stored, site
 
 
 def _targets(context, parameters):
@@ -76,8 +84,15 @@ def _targets(context, parameters):
 
 
 def plan(parameters):
-    """The dry run of a site action: its plan; nothing is created."""
-    return _site(parameters)[1].plan()
+    """The dry run of a site action: its plan, with its maintenance
+    windows (each ``past``, ``open`` or ``future`` now) when it has some;
+    nothing is created."""
+    stored, site = _site(parameters)
+    result = site.plan()
+    if stored.get('windows'):
+        result['windows'] = windows_mod.describe(
+            stored['windows'], timeutils.utcnow(with_timezone=True))
+    return result
 
 
 def admit(context, uuid, name, parameters, host):

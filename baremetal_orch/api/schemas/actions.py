@@ -12,6 +12,7 @@
 """JSON schemas of action requests."""
 
 from baremetal_orch.api.schemas import common
+from baremetal_orch.common import limits
 
 CREATE = {
     'type': 'object',
@@ -25,9 +26,23 @@ CREATE = {
     'additionalProperties': False,
 }
 
+#: One maintenance window; what the times mean (ISO 8601 with a UTC
+#: offset, end after start) is checked at admission
+#: (baremetal_orch.deployment.windows.parse).
+WINDOW = {
+    'type': 'object',
+    'properties': {'start': common.STRING, 'end': common.STRING},
+    'required': ['start', 'end'],
+    'additionalProperties': False,
+}
+
 SITE_PARAMETERS = {
     'type': 'object',
-    'properties': {'deployment_strategy': common.NAME},
+    'properties': {
+        'deployment_strategy': common.NAME,
+        'windows': {'type': 'array', 'minItems': 1,
+                    'maxItems': limits.MAX_WINDOWS, 'items': WINDOW},
+    },
     'additionalProperties': False,
 }
 
