@@ -66,7 +66,8 @@ class ActionSteering:
         self._current = control.Steering(action.state, action.control,
                                          action.state_reason)
         self._read_at = time.monotonic()
-        self._stale = False
+        # Read (and the windows looked at) before the first work starts.
+        self._stale = True
         self._in_flight = {}
         self._listeners = set()
         windows = (action.parameters or {}).get('windows')
