@@ -20,7 +20,10 @@
 * :mod:`~baremetal_orch.deployment.tracker`: the unique status of each node;
 * :mod:`~baremetal_orch.deployment.site`: the processing rules of one
   deployment action, drivable by any executor;
-* :mod:`~baremetal_orch.deployment.report`: the dry-run plan and the report.
+* :mod:`~baremetal_orch.deployment.report`: the dry-run plan and the report;
+* :mod:`~baremetal_orch.deployment.windows`: maintenance windows;
+* :mod:`~baremetal_orch.deployment.progress`: node durations, progress
+  per phase and the ETA.
 
 Nothing here does I/O or imports the database, drivers, conductor or API.
 """

@@ -45,6 +45,7 @@ import threading
 from baremetal_orch.common import exception
 from baremetal_orch.deployment import criteria as criteria_mod
 from baremetal_orch.deployment import groups
+from baremetal_orch.deployment import progress as progress_mod
 from baremetal_orch.deployment import report as report_mod
 from baremetal_orch.deployment import tracker as tracker_mod
 
@@ -90,6 +91,7 @@ class SiteDeployment:
         self._topo = strategy.topological_order()
         self._groups = {n: groups.GroupState() for n in names}
         self._order = []
+        self._durations = progress_mod.Durations()
         self._lock = threading.RLock()
 
     # Queries ---------------------------------------------------------------
@@ -98,6 +100,11 @@ class SiteDeployment:
     def tracker(self):
         """The :class:`~baremetal_orch.deployment.tracker.NodeTracker`."""
         return self._tracker
+
+    @property
+    def durations(self):
+        """The node durations measured (:class:`.progress.Durations`)."""
+        return self._durations
 
     def _state(self, group):
         try:
@@ -470,7 +477,8 @@ class SiteDeployment:
                     'tracker': self._tracker.to_dict(),
                     'order': list(self._order),
                     'groups': {g: s.to_dict()
-                               for g, s in self._groups.items()}}
+                               for g, s in self._groups.items()},
+                    'durations': self._durations.to_dict()}
 
     @classmethod
     def from_dict(cls, strategy, data):
@@ -486,4 +494,6 @@ class SiteDeployment:
         site._order = list(data['order'])
         site._groups = {g: groups.GroupState.from_dict(s)
                         for g, s in data['groups'].items()}
+        site._durations = progress_mod.Durations.from_dict(
+            data.get('durations'))
         return site

@@ -22,6 +22,10 @@ When groups run side by side, *claims* make sure a node is handled by
 exactly one group at a time: :meth:`NodeTracker.claim` atomically hands the
 nodes that have the wanted status and are not claimed by another group to
 the calling group, which releases them when it is done with them.
+
+The tracker also remembers which ``failure`` nodes had passed prepare
+(were ``prepared`` or ``success`` when they failed): they failed their
+deploy, the others their prepare (what progress counts per phase).
 """
 
 import threading
@@ -58,6 +62,7 @@ class NodeTracker:
             _check_status(status)
             self._status[name] = status
         self._claims = {}
+        self._failed_after_prepare = set()
 
     def _known(self, name):
         if name not in self._status:
@@ -114,7 +119,17 @@ class NodeTracker:
         _check_status(status)
         with self._lock:
             self._known(name)
+            before = self._status[name]
             self._status[name] = status
+            if status != FAILURE:
+                self._failed_after_prepare.discard(name)
+            elif before in (PREPARED, SUCCESS):
+                self._failed_after_prepare.add(name)
+
+    def failed_after_prepare(self):
+        """The ``failure`` nodes that had passed prepare, sorted."""
+        with self._lock:
+            return sorted(self._failed_after_prepare)
 
     def status(self, name):
         """The status of ``name``."""
@@ -128,10 +143,13 @@ class NodeTracker:
             return dict(self._status)
 
     def to_dict(self):
-        """A JSON-serializable snapshot (statuses and claims)."""
+        """A JSON-serializable snapshot (statuses, claims, failures after
+        prepare)."""
         with self._lock:
             return {'nodes': dict(self._status),
-                    'claims': dict(self._claims)}
+                    'claims': dict(self._claims),
+                    'failed_after_prepare': sorted(
+                        self._failed_after_prepare)}
 
     @classmethod
     def from_dict(cls, data):
@@ -140,4 +158,7 @@ class NodeTracker:
         for name, group in (data.get('claims') or {}).items():
             tracker._known(name)
             tracker._claims[name] = group
+        for name in data.get('failed_after_prepare') or ():
+            tracker._known(name)
+            tracker._failed_after_prepare.add(name)
         return tracker
