@@ -149,4 +149,3 @@ class TestAbortOutages(test_ironic.DriverTestCase):
                                 'wait call-back')
         self.assertIn('outage_tolerance', str(exc))
         self.assertEqual('wait call-back', inode['provision_state'])
-

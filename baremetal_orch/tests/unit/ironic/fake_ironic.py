@@ -27,11 +27,12 @@ unit tests rely on, including Ironic's traps:
 Steering: :attr:`FakeIronic.fail` (``{uuid: (target, state, last_error)}``)
 ends a transition in a failure state, :attr:`FakeIronic.stuck` keeps nodes in
 their working state forever (a node in a wait state, ``wait call-back``
-and the like, leaves it by ``abort``), :attr:`FakeIronic.late_error` (``{uuid: N}``)
-leaves a failed node reserved without ``last_error`` for N more polls (as
-Ironic's error handlers do), :attr:`FakeIronic.locked` answers the next N
-writes to a node with Ironic's "is locked" 409, :attr:`FakeIronic.errors`
-answers the next write with a given status and message.
+and the like, leaves it by ``abort``), :attr:`FakeIronic.late_error`
+(``{uuid: N}``) leaves a failed node reserved without ``last_error`` for
+N more polls (as Ironic's error handlers do), :attr:`FakeIronic.locked`
+answers the next N writes to a node with Ironic's "is locked" 409,
+:attr:`FakeIronic.errors` answers the next write with a given status and
+message.
 """
 
 import json
