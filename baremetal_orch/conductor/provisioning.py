@@ -15,6 +15,8 @@ The PUT states/provision API and the prepare/deploy phases of actions use
 the same functions, so a node moves the same way whoever asks.
 """
 
+import functools
+
 from oslo_log import log
 from oslo_utils import excutils
 
@@ -130,6 +132,43 @@ def _driver_call(node, event, timeout, instance_info=None):
     if event == 'deploy':
         return method(node, instance_info or {}, timeout)
     return method(node, timeout)
+
+
+def abort_nodes(context, node_uuids, pool=None):
+    """Ask each node's driver to abort the wait its backend holds the node
+    in (DESIGN 12, abort): Ironic's ``abort`` for a node in ``wait
+    call-back``, ``clean wait``, ``inspect wait`` or ``rescue wait``;
+    nothing for a node in any other state, whose step finishes.
+
+    Neither the node's lock nor its record is touched: the node work
+    waiting on the driver sees the node fail (Ironic's ``last_error``)
+    and records it.
+
+    :param node_uuids: the nodes (uuids or names).
+    :param pool: an executor to send the aborts side by side; None sends
+        them one after another.
+    :returns: ``{node uuid: bool}``: True when an abort was sent; False
+        when the node was in no wait state, or on any error (logged).
+    """
+    uuids = list(node_uuids)
+    if pool is None:
+        answers = [_abort(context, uuid) for uuid in uuids]
+    else:
+        answers = list(pool.map(functools.partial(_abort, context), uuids))
+    return dict(zip(uuids, answers))
+
+
+def _abort(context, node_uuid):
+    """:func:`abort_nodes` of one node; errors are logged, and False."""
+    try:
+        node = node_obj.Node.get(context, node_uuid)
+        sent = bool(drivers.get_driver(node.driver).abort(node))
+    except Exception as e:
+        LOG.warning('Abort of node %s failed: %s', node_uuid, e)
+        return False
+    LOG.info('Node %s: %s', node.ident, 'abort sent' if sent else
+             'in no wait state, not aborted')
+    return sent
 
 
 def _failed(context, node, event, exc, stable):

@@ -24,6 +24,13 @@ opts = [
                help='When set, the fake driver appends one JSON line per '
                     'call (node, phase, time) to this file. Tests and drills '
                     'use it to prove no node is prepared or deployed twice.'),
+    cfg.StrOpt('wait_dir',
+               help='When set, a node the fake driver holds in its wait '
+                    '(driver_info.fake_wait) is marked by a file '
+                    '<wait_dir>/<node uuid>.wait, and an abort from any '
+                    'process sharing the directory reaches it (through '
+                    '<node uuid>.abort). Unset, only an abort from the '
+                    'process that holds the node reaches it.'),
 ]
 
 

@@ -78,6 +78,10 @@ SHARD_VERSION = '1.82'
 BASE_VERSION = '1.46'
 #: The microversion of user deploy steps in a provision request.
 DEPLOY_STEPS_VERSION = '1.69'
+#: The first microversion whose ``abort`` verb applies to a node in
+#: ``wait call-back`` (clean and inspect waits accept it from 1.13 and
+#: 1.41, below :data:`BASE_VERSION`).
+DEPLOY_ABORT_VERSION = '1.110'
 #: Nodes per page of a listing (Ironic's default ``[api]max_limit``).
 PAGE_SIZE = 1000
 #: Filters only the configuration may set.
@@ -373,16 +377,23 @@ class IronicClient:
 
     # --- actions ------------------------------------------------------------
 
-    def set_provision_state(self, uuid, target, **kwargs):
-        """Ask Ironic to move a node (``manage``, ``provide``, ``active``...).
+    def set_provision_state(self, uuid, target, microversion=None,
+                            **kwargs):
+        """Ask Ironic to move a node (``manage``, ``provide``, ``active``,
+        ``abort``...).
 
+        :param microversion: the least microversion the request needs
+            (the client's own when it is newer).
         :param kwargs: further members of the request body
             (``configdrive``, ``deploy_steps``, ``clean_steps``).
         """
         version = self.api_version
-        if 'deploy_steps' in kwargs and _version_tuple(version) < (
-                _version_tuple(DEPLOY_STEPS_VERSION)):
-            version = DEPLOY_STEPS_VERSION
+        if 'deploy_steps' in kwargs:
+            microversion = max(microversion or version, DEPLOY_STEPS_VERSION,
+                               key=_version_tuple)
+        if microversion and _version_tuple(version) < (
+                _version_tuple(microversion)):
+            version = microversion
         body = dict(kwargs, target=target)
         # Never sent blind twice: after a lost answer, the caller reads
         # the node to learn whether Ironic took it.

@@ -67,6 +67,20 @@ class ProvisioningDriver(metaclass=abc.ABCMeta):
     def undeploy(self, node, timeout, on_state=None):
         """Tear the node down back to ``available``."""
 
+    def abort(self, node):
+        """Stop the node's current step if the backend holds the node in a
+        wait state it can abort (Ironic's ``wait call-back``, ``clean
+        wait``, ``inspect wait``, ``rescue wait``); leave it alone
+        otherwise. Does not wait: the deploy or prepare waiting on the
+        node then fails with the backend's reason.
+
+        :returns: True when an abort was sent; False when the node was in
+            no such state (nothing sent). A driver without wait states
+            returns False.
+        :raises: DriverError when the backend could not be asked.
+        """
+        return False
+
     @abc.abstractmethod
     def set_console(self, node, enabled):
         """Enable or disable the node's serial console."""

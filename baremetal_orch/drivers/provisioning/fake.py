@@ -17,7 +17,16 @@ Steered per node through ``driver_info``:
   ``console`` or ``maintenance`` makes setting the console or maintenance
   fail (to see the error paths, notifications included);
 * ``fake_duration``: seconds each phase takes (default
-  ``[fake_driver]default_duration``).
+  ``[fake_driver]default_duration``);
+* ``fake_wait``: ``prepare`` or ``deploy`` holds the node in that phase
+  (``cleaning`` or ``deploying``) as Ironic holds a node whose agent has
+  not called back (``clean wait``, ``wait call-back``): until
+  :meth:`FakeDriver.abort` stops it, which fails the phase with "By
+  request, the fake <phase> was aborted while it waited", or until the
+  phase's timeout (``ProvisioningTimeout``). ``abort`` of a node not held
+  returns False and changes nothing. With ``[fake_driver]wait_dir`` set an
+  abort from another process reaches the node too (files
+  ``<node uuid>.wait`` and ``<node uuid>.abort`` there).
 
 With ``[fake_driver]configdrive_dir`` set, a deploy writes the instance
 info handed to the node (the Heat inputs of its deployment, the pre-signed
@@ -46,12 +55,22 @@ CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
 PHASES = ('prepare', 'deploy', 'console', 'maintenance')
+#: Phases ``driver_info.fake_wait`` may hold a node in.
+WAIT_PHASES = ('prepare', 'deploy')
+#: Seconds between two looks of a held node for an abort from another
+#: process.
+WAIT_POLL = 0.05
 
 
 class FakeDriver(base.ProvisioningDriver):
     name = 'fake'
 
     _log_lock = threading.Lock()
+
+    def __init__(self):
+        self._held_lock = threading.Lock()
+        #: node uuid -> Event set by abort(), for the nodes held now.
+        self._held = {}
 
     def validate(self, node):
         info = node.driver_info or {}
@@ -60,6 +79,11 @@ class FakeDriver(base.ProvisioningDriver):
             raise exception.InvalidParameterValue(
                 reason='driver_info.fake_fail_phase must be one of %s, not %r'
                        % (', '.join(PHASES), phase))
+        wait = info.get('fake_wait')
+        if wait is not None and wait not in WAIT_PHASES:
+            raise exception.InvalidParameterValue(
+                reason='driver_info.fake_wait must be one of %s, not %r'
+                       % (', '.join(WAIT_PHASES), wait))
         duration = info.get('fake_duration')
         if duration is not None:
             try:
@@ -89,6 +113,8 @@ class FakeDriver(base.ProvisioningDriver):
     def _work(self, node, phase, timeout, working, on_state):
         if on_state:
             on_state(working)
+        if (node.driver_info or {}).get('fake_wait') == phase:
+            self._hold(node, phase, timeout, working)
         duration = self._duration(node)
         if duration > timeout:
             time.sleep(timeout)
@@ -136,6 +162,68 @@ class FakeDriver(base.ProvisioningDriver):
             on_state(states.DELETING)
             on_state(states.CLEANING)
             on_state(states.AVAILABLE)
+
+    # --- the wait abort() stops -------------------------------------------
+
+    def _wait_file(self, node, kind):
+        directory = CONF.fake_driver.wait_dir
+        if not directory:
+            return None
+        return os.path.join(directory, '%s.%s' % (node.uuid, kind))
+
+    def _hold(self, node, phase, timeout, working):
+        """Hold the node until abort() or ``timeout``; an abort fails the
+        phase."""
+        aborted = threading.Event()
+        with self._held_lock:
+            self._held[node.uuid] = aborted
+        marker = self._wait_file(node, 'wait')
+        request = self._wait_file(node, 'abort')
+        if marker:
+            os.makedirs(os.path.dirname(marker), exist_ok=True)
+            if os.path.exists(request):
+                os.unlink(request)  # an abort of an earlier wait
+            open(marker, 'w').close()
+        self._record(node, phase, 'wait')
+        deadline = time.monotonic() + timeout
+        try:
+            while not aborted.is_set():
+                if request and os.path.exists(request):
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise exception.ProvisioningTimeout(
+                        node=node.ident, state=states.target_of(working),
+                        timeout=timeout)
+                aborted.wait(min(left, WAIT_POLL) if marker else left)
+        finally:
+            with self._held_lock:
+                self._held.pop(node.uuid, None)
+            for path in (marker, request):
+                if path and os.path.exists(path):
+                    os.unlink(path)
+        self._record(node, phase, 'aborted')
+        raise exception.ProvisioningFailed(
+            node=node.ident, reason='By request, the fake %s was aborted '
+                                    'while it waited' % phase)
+
+    def abort(self, node):
+        """Stop the wait of a node held by ``driver_info.fake_wait``.
+
+        :returns: True when the node was held (its phase fails now);
+            False otherwise.
+        """
+        with self._held_lock:
+            aborted = self._held.get(node.uuid)
+            if aborted is not None:
+                aborted.set()
+        if aborted is None:
+            marker = self._wait_file(node, 'wait')
+            if not marker or not os.path.exists(marker):
+                return False
+            open(self._wait_file(node, 'abort'), 'w').close()
+        self._record(node, 'abort')
+        return True
 
     def _fail_if_asked(self, node, phase):
         if (node.driver_info or {}).get('fake_fail_phase') == phase:

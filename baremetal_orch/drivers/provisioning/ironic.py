@@ -29,7 +29,21 @@ action         Ironic calls, by the node's current provision state
                then ``active`` with a config drive. Waits for ``active``.
 ``undeploy``   available: none; otherwise ``deleted``. Waits for
                ``available``.
+``abort``      wait call-back, clean wait, inspect wait, rescue wait:
+               ``abort`` (microversion 1.110 for wait call-back); any
+               other state: none. Does not wait.
 =============  ============================================================
+
+``abort`` stops what Ironic holds in a wait state (a deploy, cleaning,
+inspection or rescue waiting for its agent): the node ends ``deploy
+failed`` (``clean failed``, ...) with Ironic's ``last_error`` "By request,
+the deploy operation was aborted ...", and a deploy or prepare waiting on
+it here fails with that reason. A node in any other state is left alone:
+its step finishes. Ironic's ``deploy hold``, ``clean hold`` and the
+servicing states accept ``abort`` too, but there it tears the node down or
+ends a servicing this service did not start, so they are not aborted. An
+abort Ironic refuses because the node left its wait state meanwhile (400,
+409) or because it is older than microversion 1.110 (406) returns False.
 
 What the node reads at deploy time (its instance info and the inputs of
 its deployment signal, :func:`baremetal_orch.objects.deployment.instance_info`)
@@ -77,12 +91,34 @@ LOG = log.getLogger(__name__)
 ENROLL = 'enroll'
 VERIFYING = 'verifying'
 MANAGEABLE = 'manageable'
-CLEANING_STATES = ('cleaning', 'clean wait')
 AVAILABLE = 'available'
-DEPLOYING_STATES = ('deploying', 'wait call-back')
 ACTIVE = 'active'
 DEPLOYFAIL = 'deploy failed'
+#: Ironic's wait states: Ironic waits for the node's agent (Ironic calls
+#: ``wait call-back`` "deploy wait").
+DEPLOYWAIT = 'wait call-back'
+CLEANWAIT = 'clean wait'
+INSPECTWAIT = 'inspect wait'
+RESCUEWAIT = 'rescue wait'
+CLEANING_STATES = ('cleaning', CLEANWAIT)
+DEPLOYING_STATES = ('deploying', DEPLOYWAIT)
 DELETING_STATES = ('deleting',)
+
+#: The provision verb that stops a wait.
+ABORT = 'abort'
+#: The wait states :meth:`IronicDriver.abort` aborts, with the state
+#: Ironic's abort ends in and the microversion it needs (None: the
+#: client's own).
+ABORTABLE_STATES = {
+    DEPLOYWAIT: (DEPLOYFAIL, ironic_client.DEPLOY_ABORT_VERSION),
+    CLEANWAIT: ('clean failed', None),
+    INSPECTWAIT: ('inspect failed', None),
+    RESCUEWAIT: ('rescue failed', None),
+}
+#: Ironic's answers to an abort that no longer applies: the node left its
+#: wait state meanwhile (400, 409), or Ironic predates the microversion
+#: (406).
+ABORT_REFUSED = (400, 406, 409)
 
 
 class IronicDriver(base.ProvisioningDriver):
@@ -338,6 +374,80 @@ class IronicDriver(base.ProvisioningDriver):
             self._wait(node, AVAILABLE, timeout, on_state, 'deleted')
             return
         self._move(node, 'deleted', AVAILABLE, timeout, on_state, state)
+
+    # --- abort --------------------------------------------------------------
+
+    def abort(self, node):
+        """Send Ironic's ``abort`` when Ironic holds the node in a wait
+        state (:data:`ABORTABLE_STATES`).
+
+        :returns: True when the abort was sent and Ironic took it; False
+            when the node is in no such state, or left it before Ironic
+            took the abort (nothing changed).
+        :raises: NodeNotInShard; DriverError when Ironic refused it for
+            another reason, or once ``[ironic]outage_tolerance`` is spent.
+        """
+        inode = self._ironic_node(node)
+        state = inode['provision_state']
+        if state not in ABORTABLE_STATES:
+            LOG.info('Node %(node)s: Ironic node %(uuid)s is %(state)s, '
+                     'not in a wait state: not aborted',
+                     {'node': node.ident, 'uuid': node.ironic_uuid,
+                      'state': state})
+            return False
+        return self._send_abort(node, state)
+
+    def _send_abort(self, node, state):
+        """The abort request of a node Ironic showed in ``state``.
+
+        Like a provision request, never sent blind a second time: after
+        a lost answer the node is read; a node in the state the abort
+        ends in shows Ironic took it; one still waiting is sent it again
+        (Ironic takes a second abort of a waiting node as the first).
+        """
+        client = self.client
+        aborted, version = ABORTABLE_STATES[state]
+        LOG.info('Node %(node)s: Ironic node %(uuid)s in %(state)s -> '
+                 'abort', {'node': node.ident, 'uuid': node.ironic_uuid,
+                           'state': state})
+        first = None
+        tries = 0
+        while True:
+            try:
+                client.set_provision_state(node.ironic_uuid, ABORT,
+                                           microversion=version)
+                return True
+            except ironic_client.IronicRequestFailed as exc:
+                if exc.status_code in ABORT_REFUSED:
+                    LOG.info('Node %(node)s: Ironic did not abort it: '
+                             '%(error)s', {'node': node.ident,
+                                           'error': exc.details})
+                    return False
+                if not exc.outage:
+                    raise exception.DriverError(
+                        node=node.ident, reason='Ironic refused abort: %s'
+                        % exc.details)
+                now = client._clock()
+                first = now if first is None else first
+                if now - first >= self._conf.ironic.outage_tolerance:
+                    raise exception.DriverError(
+                        node=node.ident, reason=client.unreachable(
+                            exc, now - first).message)
+                tries += 1
+                client._sleep(outage.backoff(tries))
+                now_state = self._state(node)
+                if now_state != state:
+                    return now_state == aborted
+
+    def _state(self, node):
+        """The node's provision state in Ironic (the read rides out an
+        outage itself)."""
+        try:
+            return self.client.get_node(
+                node.ironic_uuid, fields=['provision_state']).get(
+                    'provision_state')
+        except ironic_client.IronicRequestFailed as exc:
+            raise exception.DriverError(node=node.ident, reason=exc.message)
 
     # --- console and maintenance --------------------------------------------
 

@@ -26,11 +26,13 @@ unit tests rely on, including Ironic's traps:
 
 Steering: :attr:`FakeIronic.fail` (``{uuid: (target, state, last_error)}``)
 ends a transition in a failure state, :attr:`FakeIronic.stuck` keeps nodes in
-their working state forever, :attr:`FakeIronic.late_error` (``{uuid: N}``)
-leaves a failed node reserved without ``last_error`` for N more polls (as
-Ironic's error handlers do), :attr:`FakeIronic.locked` answers the next N
-writes to a node with Ironic's "is locked" 409, :attr:`FakeIronic.errors`
-answers the next write with a given status and message.
+their working state forever (a node in a wait state, ``wait call-back``
+and the like, leaves it by ``abort``), :attr:`FakeIronic.late_error`
+(``{uuid: N}``) leaves a failed node reserved without ``last_error`` for
+N more polls (as Ironic's error handlers do), :attr:`FakeIronic.locked`
+answers the next N writes to a node with Ironic's "is locked" 409,
+:attr:`FakeIronic.errors` answers the next write with a given status and
+message.
 """
 
 import json
@@ -55,6 +57,17 @@ TRANSITIONS = {
     ('active', 'deleted'): ['deleting', 'cleaning', 'available'],
     ('deploy failed', 'deleted'): ['deleting', 'cleaning', 'available'],
 }
+
+#: Wait state -> the state Ironic's ``abort`` ends it in (Ironic's state
+#: machine), with Ironic's ``last_error`` of an aborted deploy.
+ABORTS = {
+    'wait call-back': 'deploy failed',
+    'clean wait': 'clean failed',
+    'inspect wait': 'inspect failed',
+    'rescue wait': 'rescue failed',
+}
+ABORTED_ERROR = ('By request, the deploy operation was aborted during or '
+                 'after the completion of step "deploy.deploy"')
 
 VERSION_DOC = {'id': 'v1', 'status': 'CURRENT', 'min_version': '1.1',
                'version': '1.115',
@@ -275,6 +288,15 @@ class FakeIronic:
         return dict(node)
 
     def _provision(self, node, target, context):
+        if target == 'abort' and node['provision_state'] in ABORTS:
+            # Ironic's abort of a wait: the node leaves it at once.
+            node['provision_state'] = ABORTS[node['provision_state']]
+            node['target_provision_state'] = None
+            node['last_error'] = ABORTED_ERROR
+            self.pending.pop(node['uuid'], None)
+            self.stuck.discard(node['uuid'])
+            context.status_code = 202
+            return None
         states = TRANSITIONS.get((node['provision_state'], target))
         if states is None:
             return _error(context, 400, 'The requested action "%s" can not '
