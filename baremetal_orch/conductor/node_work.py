@@ -37,6 +37,8 @@ sent twice finds its task ended under the lock and does nothing.
 """
 
 from concurrent import futures
+import contextlib
+import functools
 import threading
 import time
 
@@ -53,6 +55,7 @@ from baremetal_orch.drivers import provisioning as drivers
 from baremetal_orch.flows import dispatcher
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import deployment as deployments
+from baremetal_orch.objects import event as event_obj
 from baremetal_orch.objects import node as node_obj
 
 CONF = cfg.CONF
@@ -173,6 +176,26 @@ class NodeWork:
             dispatcher.ENDED.ended([task_uuid])
 
     def _batch(self, context, action_uuid, todo, locked, phase, params):
+        # While the nodes are in flight, an outage of their backend (an
+        # Ironic endpoint) is an event on the action (once per outage).
+        with self._outages(action_uuid, list(locked.values())):
+            self._work(context, action_uuid, todo, locked, phase, params)
+
+    @staticmethod
+    def _outages(action_uuid, nodes):
+        by_driver, stack = {}, contextlib.ExitStack()
+        for node in nodes:
+            by_driver.setdefault(node.driver, []).append(node)
+        for name, same in by_driver.items():
+            try:
+                driver = drivers.get_driver(name)
+            except Exception:
+                continue  # its nodes fail their validation
+            stack.enter_context(driver.outages(action_uuid, same, (
+                functools.partial(event_obj.ironic_outage, action_uuid))))
+        return stack
+
+    def _work(self, context, action_uuid, todo, locked, phase, params):
         """The phase of the ``locked`` nodes; their locks are released
         with the outcomes of their tasks (those waiting for a signal keep
         theirs until it comes)."""

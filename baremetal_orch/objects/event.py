@@ -43,10 +43,19 @@ GROUP_STARTED = 'group.started'
 GROUP_FINISHED = 'group.finished'
 #: The work of an action on one node failed (resource: the node).
 NODE_FAILED = 'node.failed'
+#: An Ironic endpoint stopped answering while the action had nodes in
+#: flight there in this process: ``details.endpoint``, ``error``,
+#: ``nodes`` (in flight), ``started_at`` (resource: the action).
+IRONIC_OUTAGE_STARTED = 'ironic.outage.started'
+#: That Ironic endpoint answers again: ``details.endpoint``,
+#: ``started_at``, ``ended_at``, ``duration`` (seconds), ``nodes``
+#: (resource: the action).
+IRONIC_OUTAGE_ENDED = 'ironic.outage.ended'
 
 ACTION_EVENT_TYPES = (ACTION_STARTED, ACTION_FINISHED, ACTION_TAKEN_OVER,
                       ACTION_PAUSED, ACTION_RESUMED, ACTION_ABORTED,
-                      GROUP_STARTED, GROUP_FINISHED, NODE_FAILED)
+                      GROUP_STARTED, GROUP_FINISHED, NODE_FAILED,
+                      IRONIC_OUTAGE_STARTED, IRONIC_OUTAGE_ENDED)
 
 
 @base.BaremetalOrchObjectRegistry.register
@@ -115,3 +124,23 @@ def action_steered(action, event_type, reason=None, requester=None):
             ': %s' % reason if reason else ''),
         details={'name': action.name, 'state': action.state,
                  'reason': reason, 'requester': requester})
+
+
+def ironic_outage(action_uuid, kind, details):
+    """Record that an Ironic endpoint the action has nodes in flight on
+    stopped answering (``kind`` ``started``) or answers again
+    (``ended``): the ``tell`` of
+    :meth:`baremetal_orch.ironic.outage.Outage.watch`."""
+    event_type, message = _OUTAGE_EVENTS[kind]
+    Event.record(event_type, resource_uuid=action_uuid,
+                 action_uuid=action_uuid, message=message % details,
+                 details=details)
+
+
+#: ``{kind: (event type, message)}`` of :func:`ironic_outage`.
+_OUTAGE_EVENTS = {
+    'started': (IRONIC_OUTAGE_STARTED,
+                'Ironic at %(endpoint)s does not answer (%(error)s)'),
+    'ended': (IRONIC_OUTAGE_ENDED,
+              'Ironic at %(endpoint)s answers again after %(duration).1f s'),
+}

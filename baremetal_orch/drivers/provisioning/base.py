@@ -24,6 +24,7 @@ subclasses: ``ProvisioningFailed`` (with the backend's reason) and
 """
 
 import abc
+import contextlib
 
 
 class ProvisioningDriver(metaclass=abc.ABCMeta):
@@ -91,3 +92,12 @@ class ProvisioningDriver(metaclass=abc.ABCMeta):
 
     def validate(self, node):
         """Check the node's driver_info; raise InvalidParameterValue."""
+
+    def outages(self, key, nodes, tell):
+        """A context manager: while it is open, ``tell(kind, details)``
+        hears when the backend of ``nodes`` stops answering (``kind``
+        ``started``) and answers again (``ended``), once per outage for
+        ``key`` (an action), however many nodes and registrations it
+        has. A backend without outages to tell says nothing.
+        """
+        return contextlib.nullcontext()

@@ -144,6 +144,11 @@ class IronicDriver(base.ProvisioningDriver):
                 self._client = ironic_client.IronicClient(self._conf)
             return self._client
 
+    def outages(self, key, nodes, tell):
+        """Tell ``key`` of the outages of this driver's Ironic endpoint
+        (:meth:`baremetal_orch.ironic.outage.Outage.watch`)."""
+        return self.client.outage.watch(key, len(nodes), tell)
+
     # --- helpers ------------------------------------------------------------
 
     def validate(self, node):

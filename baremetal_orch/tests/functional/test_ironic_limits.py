@@ -17,20 +17,29 @@ relay in front of it refuses and resets connections), Ironic SIGKILLed
 and restarted mid-deploy, a burst its standalone API server resets
 connections under. Nodes deploy side by side as a conductor deploys a
 group (one thread per node); every node must end with Ironic's real
-state, and every failure must carry Ironic's own reason.
+state, and every failure must carry Ironic's own reason. The outage is
+also run through the conductor's node work, which records it as events
+on the action.
 """
 
 from concurrent import futures
 import threading
 import time
 
+from oslo_utils import uuidutils
 import requests
 import testtools.content
 
+from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
+from baremetal_orch.conductor import node_work
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.drivers import provisioning as drivers
 from baremetal_orch.drivers.provisioning import ironic as ironic_driver
 from baremetal_orch.ironic import outage
 from baremetal_orch.ironic import throttle
+from baremetal_orch.objects import event as event_obj
+from baremetal_orch.tests import base as test_base
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
 from baremetal_orch.tests.functional.fixtures import tcp_relay
@@ -140,32 +149,85 @@ class TestConcurrencyLimit(LimitsTestCase):
                 statuses.count('503'))))
 
 
-class TestApiOutage(LimitsTestCase):
+class TestApiOutage(LimitsTestCase, test_base.DbTestCase):
     """Ironic's API refuses connections (and resets the open ones) for
     10 s while Ironic deploys: a deploy lasts about 4 s, so every node
     becomes active during the outage."""
 
     IRONIC = {'fake_delays': {'deploy_delay': '2'}}
+    OUTAGE = 10
 
     def setUp(self):
         super().setUp()
         self.relay = self.useFixture(tcp_relay.TcpRelay(self.ironic.port))
         self.config(group='ironic', endpoint_override=self.relay.endpoint)
         self.driver = ironic_driver.IronicDriver()
+        # The conductor's own driver, through the relay too.
+        drivers.reset()
+        self.addCleanup(drivers.reset)
+
+    def outage_while(self, work, nodes):
+        """Run ``work()`` in the background, cut Ironic's API once the
+        nodes deploy, and return what ``work()`` returns."""
+        with futures.ThreadPoolExecutor(1) as pool:
+            job = pool.submit(work)
+            self.wait_all_deploying(nodes)
+            self.relay.refuse()
+            time.sleep(self.OUTAGE)
+            self.relay.resume()
+            return job.result()
 
     def test_nodes_end_with_ironic_state(self):
         nodes = self.available_nodes(8, 'outage')
-        with futures.ThreadPoolExecutor(1) as pool:
-            job = pool.submit(self.deploy_all, nodes)
-            self.wait_all_deploying(nodes)
-            self.relay.refuse()
-            time.sleep(10)
-            self.relay.resume()
-            failed = job.result()
+        failed = self.outage_while(lambda: self.deploy_all(nodes), nodes)
         self.assertEqual({}, failed)
         self.assertEqual({'active'}, set(self.states(nodes).values()))
         self.assertGreater(self.relay.reset, 0)
         self.assertEqual(1, self.driver.client.outage.count)
+
+    def test_events_on_the_action(self):
+        """The operator's view: the deploy phase of an action's 8 nodes
+        (the conductor's node work) gets one event when Ironic stops
+        answering and one when it answers again."""
+        self.config(group='conductor', max_concurrent_nodes=8)
+        action = uuidutils.generate_uuid()
+        nodes = self.available_nodes(8, 'events')
+        items = []
+        for node in nodes:
+            row = dbapi.create_node({
+                'name': node.name, 'driver': 'ironic',
+                'ironic_uuid': node.ironic_uuid,
+                'provision_state': 'available'})
+            items.append((dbapi.create_task({
+                'action_uuid': action, 'kind': 'node', 'name': node.name,
+                'node_uuid': row.uuid}), row.uuid))
+        work = node_work.NodeWork('test-conductor', spawn=None)
+        self.addCleanup(work.stop)
+        self.outage_while(lambda: work.run(
+            orch_context.get_admin_context(), action, items, 'deploy',
+            {'deadline': 300, 'group': 'g'}), nodes)
+        self.assertEqual({'success'}, {dbapi.get_task(t).status
+                                       for t, _n in items})
+        self.assertEqual({'active'}, set(self.states(nodes).values()))
+        events = [e for e in dbapi.list_events(
+            {'action_uuid': action}, sort_key='id', sort_dir='asc')
+            if e.event_type.startswith('ironic.')]
+        self.assertEqual([event_obj.IRONIC_OUTAGE_STARTED,
+                          event_obj.IRONIC_OUTAGE_ENDED],
+                         [e.event_type for e in events])
+        started, ended = events[0].details, events[1].details
+        self.assertEqual((self.relay.endpoint, 8),
+                         (started['endpoint'], started['nodes']))
+        self.assertTrue(started['error'])
+        self.assertEqual(started['started_at'], ended['started_at'])
+        # It started at most a poll after the cut and ended at the first
+        # answer after it (the longest delay between two tries is 5 s).
+        self.assertGreater(ended['duration'], self.OUTAGE - 1)
+        self.assertLess(ended['duration'],
+                        self.OUTAGE + outage.MAX_DELAY + 2)
+        self.addDetailUniqueName('events', testtools.content.text_content(
+            '\n'.join('%s %s' % (e.event_type, e.message)
+                      for e in events)))
 
 
 class TestIronicRestart(LimitsTestCase):
