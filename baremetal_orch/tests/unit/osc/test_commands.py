@@ -664,6 +664,18 @@ class TestStrategyGraph(base.TestCase):
         self.assertEqual(['deployment_strategies/s1', 'actions/%s' % U1],
                          [c[1] for c in api.calls])
 
+    def test_dot_of_a_paused_action(self):
+        api = self._api()
+        api.responses[('GET', 'actions/%s' % U1)] = steered(
+            'paused', 'change freeze', report={'groups': {
+                'a': {'status': 'success'}, 'b': {'status': 'pending'}}})
+        _status, app, _api = fakes.run(
+            strategy.GraphStrategy, ['s1', '--action', U1], api)
+        out = app.stdout.getvalue()
+        self.assertIn('"b" [label="b\\npending, paused: 0/0 nodes", '
+                      'fillcolor="lightblue", style="rounded,filled,bold"];',
+                      out)
+
     def test_svg_needs_graphviz(self):
         self.useFixture(fixtures.EnvironmentVariable('PATH', '/nonexistent'))
         path = os.path.join(self.useFixture(fixtures.TempDir()).path,
