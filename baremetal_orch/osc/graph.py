@@ -20,8 +20,8 @@ filled by group status (:data:`STATUS_COLORS`) and a failed group shows
 its reason; a group skipped (its dependency failed) or aborted (the action
 was aborted before it started) is drawn apart from the failed ones, and
 while the action is pausing or paused its pending and running groups say
-so (:data:`APPEARANCES`). :func:`to_svg` renders the text with Graphviz's ``dot`` when it
-is installed.
+so (:func:`appearance`). :func:`to_svg` renders the text with Graphviz's
+``dot`` when it is installed.
 """
 
 import shutil
