@@ -17,8 +17,11 @@ an action that ran it, to DOT text. Each group is a box (critical groups
 drawn bold with a double border), each ``depends_on`` an edge from the
 dependency to the group that waits for it. With a report, the boxes are
 filled by group status (:data:`STATUS_COLORS`) and a failed group shows
-its reason. :func:`to_svg` renders the text with Graphviz's ``dot`` when it
-is installed.
+its reason; a group skipped (its dependency failed) or aborted (the action
+was aborted before it started) is drawn apart from the failed ones, and
+while the action is pausing or paused its pending and running groups say
+so (:func:`appearance`). :func:`to_svg` renders the text with Graphviz's
+``dot`` when it is installed.
 """
 
 import shutil
@@ -39,6 +42,24 @@ NO_STATUS_COLOR = 'white'
 #: apart from the failed groups (light grey, dashed border).
 SKIPPED_REASON = 'dependency_failed'
 SKIPPED_COLOR = 'lightgrey'
+SKIPPED_STYLE = 'rounded,filled,dashed'
+#: A group that never started because the action was aborted (status
+#: failed, reason aborted): orange, dotted border.
+ABORTED_REASON = 'aborted'
+ABORTED_COLOR = 'orange'
+ABORTED_STYLE = 'rounded,filled,dotted'
+#: A pending or running group of a pausing or paused action: light blue,
+#: bold border (a running one finishes the steps in flight).
+PAUSED_STATES = ('pausing', 'paused')
+PAUSED_GROUP_STATUSES = ('pending', 'running')
+PAUSED_COLOR = 'lightblue'
+PAUSED_STYLE = 'rounded,filled,bold'
+#: ``(status word in the label, fill colour, style)`` of the groups drawn
+#: apart, by name (see :func:`appearance`).
+APPEARANCES = {
+    'skipped': ('skipped', SKIPPED_COLOR, SKIPPED_STYLE),
+    'aborted': ('aborted', ABORTED_COLOR, ABORTED_STYLE),
+}
 #: Output formats by file suffix: DOT text itself, or rendered by dot.
 RENDERED_FORMATS = ('svg', 'png')
 
@@ -59,12 +80,29 @@ def edges_of(document):
             for dep in group.get('depends_on') or ()]
 
 
-def to_dot(document, report=None):
+def appearance(entry, action_state=None):
+    """``(status word, fill colour, style or None)`` of a group's report
+    ``entry`` in an action in ``action_state``."""
+    status = entry.get('status')
+    reason = entry.get('reason')
+    if status == 'failed' and reason == SKIPPED_REASON:
+        return APPEARANCES['skipped']
+    if status == 'failed' and reason == ABORTED_REASON:
+        return APPEARANCES['aborted']
+    if (action_state in PAUSED_STATES
+            and status in PAUSED_GROUP_STATUSES):
+        return ('%s, %s' % (status, action_state), PAUSED_COLOR,
+                PAUSED_STYLE)
+    return status, STATUS_COLORS.get(status, NO_STATUS_COLOR), None
+
+
+def to_dot(document, report=None, action_state=None):
     """DOT text of the strategy's group DAG.
 
     :param document: the strategy document.
     :param report: an action's ``report`` (``groups: {name: {status,
         reason, nodes, succeeded_nodes, failed_nodes}}``), or None.
+    :param action_state: the state of that action (``paused``...).
     """
     name = ((document or {}).get('metadata') or {}).get('name') or 'strategy'
     statuses = (report or {}).get('groups') or {}
@@ -81,20 +119,12 @@ def to_dot(document, report=None):
         entry = statuses.get(group['name'])
         style = None
         if entry is not None:
-            status = entry.get('status')
-            nodes = entry.get('nodes') or []
-            skipped = (status == 'failed'
-                       and entry.get('reason') == SKIPPED_REASON)
+            word, color, style = appearance(entry, action_state)
             label.append('%s: %d/%d nodes' % (
-                'skipped' if skipped else status,
-                len(entry.get('succeeded_nodes') or []), len(nodes)))
+                word, len(entry.get('succeeded_nodes') or []),
+                len(entry.get('nodes') or [])))
             if entry.get('reason'):
                 label.append(entry['reason'])
-            if skipped:
-                color = SKIPPED_COLOR
-                style = 'rounded,filled,dashed'
-            else:
-                color = STATUS_COLORS.get(status, NO_STATUS_COLOR)
         else:
             color = NO_STATUS_COLOR
         attrs = ['label=%s' % quote('\n'.join(label)).replace('\n', '\\n'),

@@ -14,18 +14,31 @@
 :func:`summarize` is pure: an action document (``GET /v1/actions/{uuid}``)
 and optionally its task tree (``GET /v1/tasks/{uuid}?tree=true``) to a
 :class:`Progress` — groups done/total, nodes done/total and the groups
-running now with their phase. :func:`format_line` renders it with the
-elapsed time; :class:`Display` writes the lines to stderr (rewriting one
-line on a terminal, one line per change otherwise); :func:`watch` polls
-until the action ends. The final table is
-:func:`baremetal_orch.osc.report.report_rows`.
+running now with their phase, why the action is where it is
+(``state_reason``: a pause's reason, ``outside_window``) and its ETA.
+:func:`format_line` renders it with the elapsed time; :class:`Display`
+writes the lines to stderr (rewriting one line on a terminal, one line per
+change otherwise); :func:`watch` polls
+until the action ends: a ``pausing`` or ``paused`` action has not ended,
+the wait goes on and the line says it is paused and why. The final table
+is :func:`baremetal_orch.osc.report.report_rows`.
+:class:`ProgressColumn` is the ``progress`` field of ``action show``.
 """
 
 import dataclasses
 import time
 
-#: Action states in which the action still runs.
-ACTIVE_STATES = ('pending', 'running')
+from cliff import columns
+
+#: Action states in which the action has not ended: a paused action is
+#: resumed (by an operator, or when its next maintenance window opens).
+ACTIVE_STATES = ('pending', 'running', 'pausing', 'paused')
+#: The phases of a site action in the order they run; others follow by
+#: name.
+PHASE_ORDER = ('prepare', 'deploy')
+#: The counts of a phase in the action's ``progress``, and their words.
+PHASE_COUNTS = (('done', 'done'), ('failed', 'failed'),
+                ('in_flight', 'in flight'), ('pending', 'pending'))
 #: Group statuses of a finished group (report).
 GROUP_DONE = ('success', 'failed')
 #: Node statuses of a node that is done (report).
@@ -49,6 +62,12 @@ class Progress:
     #: a group that failed before reaching them): never deployed, so not
     #: counted as done.
     nodes_not_started: int = 0
+    #: Why the action is where it is (``state_reason``), or None.
+    reason: str = None
+    #: Whether the action document carries ``progress`` (and so an ETA).
+    with_eta: bool = False
+    #: Seconds until the action ends (``progress.eta``); None unknown.
+    eta: float = None
 
 
 def _walk(task):
@@ -73,6 +92,16 @@ def _running_phase(group_task):
 
 def summarize(action, tree=None):
     """The :class:`Progress` of an action document (and task tree)."""
+    summary = _counts(action, tree)
+    doc_progress = action.get('progress')
+    return dataclasses.replace(
+        summary, reason=action.get('state_reason'),
+        with_eta=isinstance(doc_progress, dict),
+        eta=(doc_progress or {}).get('eta')
+        if isinstance(doc_progress, dict) else None)
+
+
+def _counts(action, tree):
     report = action.get('report') or {}
     groups = report.get('groups') or {}
     if groups:
@@ -128,6 +157,65 @@ def format_elapsed(seconds):
     return '%d:%02d' % (minutes, seconds)
 
 
+def format_eta(seconds):
+    """An ETA for people: ``45s``, ``4m 10s``, ``2h 5m``; ``unknown``
+    for None (no node has finished yet)."""
+    if seconds is None:
+        return 'unknown'
+    seconds = int(round(max(0, seconds)))
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return '%dh %dm' % (hours, minutes)
+    if minutes:
+        return '%dm %ds' % (minutes, seconds)
+    return '%ds' % seconds
+
+
+def format_state(state, result=None, reason=None):
+    """``running``, ``failed (failed)``, ``paused: change freeze``."""
+    text = state or '?'
+    if result:
+        text = '%s (%s)' % (text, result)
+    if reason:
+        text = '%s: %s' % (text, reason)
+    return text
+
+
+def phase_order(phases):
+    """The phase names of ``progress.phases`` in the order they run."""
+    known = [p for p in PHASE_ORDER if p in phases]
+    return known + sorted(p for p in phases if p not in PHASE_ORDER)
+
+
+def format_progress(doc_progress):
+    """The lines of an action's ``progress``: one per phase, then the
+    ETA (``deploy: 3 done, 1 failed, 2 in flight, 10 pending``,
+    ``eta: 4m 10s``)."""
+    if not isinstance(doc_progress, dict):
+        return []
+    phases = doc_progress.get('phases') or {}
+    lines = []
+    for name in phase_order(phases):
+        counts = phases[name] or {}
+        lines.append('%s: %s' % (name, ', '.join(
+            '%d %s' % (counts.get(key) or 0, words)
+            for key, words in PHASE_COUNTS)))
+    lines.append('eta: %s' % format_eta(doc_progress.get('eta')))
+    return lines
+
+
+class ProgressColumn(columns.FormattableColumn):
+    """An action's ``progress``: a line per phase and the ETA in a table,
+    the API's object in JSON and YAML."""
+
+    def human_readable(self):
+        return '\n'.join(format_progress(self._value))
+
+    def machine_readable(self):
+        return self._value
+
+
 def format_current(progress):
     parts = []
     for group, phase, done, total in progress.current:
@@ -144,13 +232,12 @@ def format_line(progress, elapsed=None):
     """One status line of the progress.
 
     ``running | groups 1/5 | nodes 4/16 | current: control-nodes (deploy
-    2/4) | elapsed 0:07``; on a failed action ``failed (failed) | groups
-    5/5 | nodes 4/16 (12 not started) | ...``
+    2/4) | eta 4m 10s | elapsed 0:07``; on a failed action ``failed
+    (failed) | groups 5/5 | nodes 4/16 (12 not started) | ...``; on a
+    paused one ``paused: outside_window | ...``.
     """
-    state = progress.state or '?'
-    if progress.result:
-        state = '%s (%s)' % (state, progress.result)
-    parts = [state]
+    parts = [format_state(progress.state, progress.result,
+                          progress.reason)]
     if progress.groups_total:
         parts.append('groups %d/%d' % (progress.groups_done,
                                        progress.groups_total))
@@ -160,6 +247,8 @@ def format_line(progress, elapsed=None):
     parts.append(nodes)
     if progress.groups_total:
         parts.append('current: %s' % format_current(progress))
+    if progress.with_eta and progress.state in ACTIVE_STATES:
+        parts.append('eta %s' % format_eta(progress.eta))
     if elapsed is not None:
         parts.append('elapsed %s' % format_elapsed(elapsed))
     return ' | '.join(parts)

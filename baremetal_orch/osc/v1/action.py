@@ -9,7 +9,8 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""``openstack baremetal orch action ...``: site and label actions."""
+"""``openstack baremetal orch action ...``: site and label actions, and
+steering them (pause, resume, abort, retry)."""
 
 import argparse
 import logging
@@ -26,9 +27,18 @@ LOG = logging.getLogger(__name__)
 
 NAMES = ('deploy_site', 'update_site', 'update_labels')
 SITE_ACTIONS = ('deploy_site', 'update_site')
-FIELDS = ('uuid', 'name', 'parameters', 'dry_run', 'state', 'result',
-          'task_uuid', 'conductor', 'created_at', 'started_at',
-          'finished_at', 'updated_at', 'report')
+#: The name of an action that re-runs a finished site action.
+RETRY = 'retry'
+#: Actions whose report has groups (and so a task tree of groups).
+GROUP_ACTIONS = SITE_ACTIONS + (RETRY,)
+#: Every action state, for ``action list --state``.
+STATES = ('pending', 'running', 'pausing', 'paused', 'complete', 'failed',
+          'cancelled')
+#: The longest control reason the API takes.
+MAX_REASON = 255
+FIELDS = ('uuid', 'name', 'parameters', 'dry_run', 'state', 'state_reason',
+          'result', 'task_uuid', 'conductor', 'created_at', 'started_at',
+          'finished_at', 'updated_at', 'progress', 'report')
 LIST_COLUMNS = (('uuid', 'UUID'), ('name', 'Name'), ('state', 'State'),
                 ('result', 'Result'), ('created_at', 'Created At'))
 LONG_COLUMNS = LIST_COLUMNS + (
@@ -41,8 +51,10 @@ def show_action(action):
     """(columns, values) of an action: its report summed up in a table,
     nested in JSON."""
     fields, values = common.show(action, FIELDS)
-    values = tuple(report_mod.ReportColumn(action.get('report'))
-                   if field == 'report' else value
+    columns = {'report': report_mod.ReportColumn,
+               'progress': progress.ProgressColumn}
+    values = tuple(columns[field](action.get(field))
+                   if field in columns else value
                    for field, value in zip(fields, values))
     return fields, values
 
@@ -52,7 +64,7 @@ def report_output(api, action):
     nodes that failed (from its task tree, when it can be read)."""
     report = action.get('report')
     reasons = None
-    if action.get('name') in SITE_ACTIONS and action.get('task_uuid') and (
+    if action.get('name') in GROUP_ACTIONS and action.get('task_uuid') and (
             report or {}).get('groups'):
         try:
             reasons = report_mod.node_reasons(api.get(
@@ -117,9 +129,7 @@ class CreateAction(common.ListOrShow):
         # command of the plugin.
         parser.add_argument('--timeout', metavar='<seconds>', type=int,
                             help=argparse.SUPPRESS)
-        parser.add_argument(
-            '--poll-interval', metavar='<seconds>', type=float, default=1.0,
-            help='With --wait: seconds between polls (default 1).')
+        add_poll_interval(parser)
         return parser
 
     def body(self, parsed_args):
@@ -162,28 +172,44 @@ class CreateAction(common.ListOrShow):
         result = api.post('actions', self.body(parsed_args))
         if parsed_args.dry_run:
             return plan_rows(result.get('plan') or {})
-        if parsed_args.wait is None:
-            self.show_one = True
-            return show_action(result)
-        stderr = getattr(self.app, 'stderr', sys.stderr)
-        stderr.write('%s %s started\n' % (result['name'], result['uuid']))
-        try:
-            action = progress.watch(api, result['uuid'],
-                                    progress.Display(stderr),
-                                    interval=parsed_args.poll_interval,
-                                    timeout=parsed_args.wait or None)
-        except TimeoutError as e:
-            raise exceptions.CommandError(
-                '%s; follow it with: openstack baremetal orch action show '
-                '%s' % (e, result['uuid']))
-        self.failed = action.get('state') != 'complete'
-        stderr.write('Action %s: %s (%s)\n' % (
-            action['uuid'], action.get('state'), action.get('result')))
-        return report_output(api, action)
+        return follow(self, api, result, parsed_args)
 
     def run(self, parsed_args):
         status = super().run(parsed_args)
         return 1 if self.failed else status
+
+
+def follow(cmd, api, started, parsed_args):
+    """The output of a command that started an action: the action, or
+    with --wait its progress on stderr until it ends, then its report.
+
+    Sets ``cmd.failed`` when the action ended other than ``complete``.
+    """
+    if parsed_args.wait is None:
+        cmd.show_one = True
+        return show_action(started)
+    stderr = getattr(cmd.app, 'stderr', sys.stderr)
+    stderr.write('%s %s started\n' % (started['name'], started['uuid']))
+    try:
+        action = progress.watch(api, started['uuid'],
+                                progress.Display(stderr),
+                                interval=parsed_args.poll_interval,
+                                timeout=parsed_args.wait or None)
+    except TimeoutError as e:
+        raise exceptions.CommandError(
+            '%s; follow it with: openstack baremetal orch action show '
+            '%s' % (e, started['uuid']))
+    cmd.failed = action.get('state') != 'complete'
+    stderr.write('Action %s: %s\n' % (action['uuid'], progress.format_state(
+        action.get('state'), action.get('result'),
+        action.get('state_reason'))))
+    return report_output(api, action)
+
+
+def add_poll_interval(parser):
+    parser.add_argument(
+        '--poll-interval', metavar='<seconds>', type=float, default=1.0,
+        help='With --wait: seconds between polls (default 1).')
 
 
 class ListAction(common.Lister):
@@ -192,9 +218,10 @@ class ListAction(common.Lister):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('--state', metavar='<state>',
-                            help='Only actions in this state (pending, '
-                                 'running, complete, failed, cancelled).')
-        parser.add_argument('--name', metavar='<name>', choices=NAMES,
+                            help='Only actions in this state (%s).'
+                                 % ', '.join(STATES))
+        parser.add_argument('--name', metavar='<name>',
+                            choices=NAMES + (RETRY,),
                             help='Only actions of this kind.')
         parser.add_argument('--long', action='store_true',
                             help='Show more fields.')
@@ -238,3 +265,107 @@ class ShowAction(common.ListOrShow):
             return report_output(api, action)
         self.show_one = True
         return show_action(action)
+
+
+class ControlAction(common.ShowOne):
+    """Base of pause, resume and abort: ``POST /v1/actions/{uuid}/control``
+    with the verb and the reason; shows the action as ``action show``.
+
+    A verb that does not apply to the action's state is refused by the
+    API (409, naming the state); the message is printed as it is.
+    """
+
+    #: ``pause``, ``resume`` or ``abort``.
+    verb = None
+    #: What the reason is for, in the help.
+    reason_help = None
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('action', metavar='<uuid>',
+                            help='UUID of the action.')
+        parser.add_argument(
+            '--reason', metavar='<reason>',
+            help='%s (at most %d characters); recorded in the event and '
+                 'shown as the state reason.' % (self.reason_help,
+                                                 MAX_REASON))
+        return parser
+
+    def take_action(self, parsed_args):
+        body = {'verb': self.verb}
+        if parsed_args.reason is not None:
+            body['reason'] = parsed_args.reason
+        action = common.client(self).post(
+            'actions/%s/control' % parsed_args.action, body)
+        return show_action(action)
+
+
+class PauseAction(ControlAction):
+    """Pause a running action: no new group, phase or node starts.
+
+    Nodes already handed to the driver finish their current step: the
+    action is ``pausing`` until none is in flight, then ``paused``. Time
+    spent paused does not count against the strategy's time-outs.
+    """
+
+    verb = 'pause'
+    reason_help = 'Why the action is paused'
+
+
+class ResumeAction(ControlAction):
+    """Resume a pausing or paused action where it stopped.
+
+    No node is sent twice; groups keep the plan's order. An action
+    paused outside its maintenance windows resumes by itself when the
+    next window opens.
+    """
+
+    verb = 'resume'
+    reason_help = 'Why the action is resumed'
+
+
+class AbortAction(ControlAction):
+    """Abort an action: no new node work starts, it ends cancelled.
+
+    Nodes that Ironic holds in a wait state get Ironic's abort where
+    Ironic allows it, the others finish their step. Groups never started
+    are reported failed with the reason ``aborted``.
+    """
+
+    verb = 'abort'
+    reason_help = 'Why the action is aborted'
+
+
+class RetryAction(common.ListOrShow):
+    """Retry a finished site action: only what failed or never started.
+
+    A new ``retry`` action re-runs the finished (complete, failed or
+    cancelled) deploy_site or update_site on its own strategy snapshot:
+    nodes that succeeded are not touched, failed and never-started nodes
+    are tried again. Its report names the action it retries
+    (``retry_of``). Shows the new action; with --wait its progress on
+    stderr, then its report. The exit status is 1 when it failed.
+    """
+
+    failed = False
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('action', metavar='<uuid>',
+                            help='UUID of the finished action to retry '
+                                 '(the newest of its retries).')
+        common.add_wait(parser, 'the retry ends, following it (progress '
+                                'on stderr), then show its report; after '
+                                'the time-out the retry goes on')
+        add_poll_interval(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        api = common.client(self)
+        result = api.post('actions', {'name': RETRY, 'parameters': {
+            'action': parsed_args.action}})
+        return follow(self, api, result, parsed_args)
+
+    def run(self, parsed_args):
+        status = super().run(parsed_args)
+        return 1 if self.failed else status

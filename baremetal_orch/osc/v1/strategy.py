@@ -159,7 +159,10 @@ class GraphStrategy(command.Command):
     the group that depends on it. With --action the groups are coloured by
     their status in that action: success green, failed red, running
     yellow, pending grey; a group skipped because a dependency failed is
-    light grey with a dashed border.
+    light grey with a dashed border, one never started because the action
+    was aborted orange with a dotted border, and while the action is
+    pausing or paused its pending and running groups are light blue with
+    a bold border.
     """
 
     def get_parser(self, prog_name):
@@ -182,10 +185,12 @@ class GraphStrategy(command.Command):
         api = common.client(self)
         strategy = api.get('deployment_strategies/%s' % parsed_args.name)
         report = None
+        state = None
         if parsed_args.action:
             action = api.get('actions/%s' % parsed_args.action)
             report = action.get('report') or {}
-        text = graph.to_dot(strategy.get('document') or {}, report)
+            state = action.get('state')
+        text = graph.to_dot(strategy.get('document') or {}, report, state)
         if fmt in graph.RENDERED_FORMATS:
             data = graph.render(text, fmt)
         else:

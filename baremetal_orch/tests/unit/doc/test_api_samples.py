@@ -151,6 +151,10 @@ MANIFEST = {
         'event-list-response.json',
         'event-list-action-response.json',
     ],
+    'control': [
+        'action-control-request.json',
+        'action-control-response.json',
+    ],
     'services': [
         'service-list-response.json',
         'service-show-response.json',
@@ -550,6 +554,48 @@ class TestDeploymentSamples(SampleTestCase):
                           'deployment.signal.complete'],
                          [e['event_type'] for e in resp.json['events']])
         self.assertSample('event-list-response.json', resp.json)
+
+
+class TestActionControlSamples(SampleTestCase):
+    """``POST /v1/actions/{uuid}/control``: pause a running deployment
+    (before any node work starts, so the sample does not depend on
+    timing), then abort it; a verb on the ended action is a 409."""
+
+    group = 'control'
+
+    def setUp(self):
+        super().setUp()
+        self.config(group='fake_driver',
+                    configdrive_dir=self.useFixture(fixtures.TempDir()).path)
+        self.config(group='api', public_endpoint=ENDPOINT)
+
+    def test_control(self):
+        self.create_site()
+        self.post('/v1/deployment_strategies', _strategy_document(),
+                  status=201)
+        release = self.defer_action_start()
+        resp = self.post('/v1/actions', {
+            'name': 'deploy_site',
+            'parameters': {'deployment_strategy': 'deployment-strategy'}},
+            status=201)
+        uuid_ = resp.json['uuid']
+        path = '/v1/actions/%s/control' % uuid_
+        body = self.request('action-control-request.json', {
+            'verb': 'pause', 'reason': 'change freeze until 14:00 UTC'})
+        resp = self.post(path, body, status=202)
+        self.assertIn(resp.json['state'], ('pausing', 'paused'))
+        self.assertEqual('change freeze until 14:00 UTC',
+                         resp.json['state_reason'])
+        self.assertSample('action-control-response.json', resp.json)
+        release()
+        self.post(path, {'verb': 'abort', 'reason': 'window missed'},
+                  status=202)
+        self.wait_for(lambda: self.get('/v1/actions/%s' % uuid_,
+                                       status=200).json['state']
+                      == 'cancelled')
+        self.manager.actions.wait(30)
+        resp = self.post(path, {'verb': 'resume'}, status=409)
+        self.assertIn('cancelled', resp.json['errors'][0]['detail'])
 
 
 class TestServiceSamples(SampleTestCase):

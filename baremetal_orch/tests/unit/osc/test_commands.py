@@ -129,6 +129,23 @@ class TestRequests(base.TestCase):
              [req('GET', 'actions', params={'state': 'running',
                                             'name': 'deploy_site'})]),
             (action.ShowAction, [U1], {}, [req('GET', 'actions/%s' % U1)]),
+            (action.ListAction, ['--state', 'paused', '--name', 'retry'],
+             {}, [req('GET', 'actions', params={'state': 'paused',
+                                                'name': 'retry'})]),
+            (action.PauseAction, [U1, '--reason', 'change freeze'], {},
+             [req('POST', 'actions/%s/control' % U1,
+                  {'verb': 'pause', 'reason': 'change freeze'})]),
+            (action.PauseAction, [U1], {},
+             [req('POST', 'actions/%s/control' % U1, {'verb': 'pause'})]),
+            (action.ResumeAction, [U1, '--reason', 'freeze over'], {},
+             [req('POST', 'actions/%s/control' % U1,
+                  {'verb': 'resume', 'reason': 'freeze over'})]),
+            (action.AbortAction, [U1, '--reason', ''], {},
+             [req('POST', 'actions/%s/control' % U1,
+                  {'verb': 'abort', 'reason': ''})]),
+            (action.RetryAction, [U1], {},
+             [req('POST', 'actions', {'name': 'retry',
+                                      'parameters': {'action': U1}})]),
             (task.ShowTask, [U1], {}, [req('GET', 'tasks/%s' % U1)]),
             (task.ShowTask, [U1, '--tree'], {},
              [req('GET', 'tasks/%s' % U1, params={'tree': 'true'})]),
@@ -191,6 +208,8 @@ class TestArgumentErrors(base.TestCase):
                            '--pxe-disabled']),
         (service.SetService, ['c1', '--enable', '--disable']),
         (deployment.ListDeployment, ['--status', 'DONE']),
+        (action.PauseAction, []),
+        (action.RetryAction, [U1, '--reason', 'x']),
     ]
 
     def test_command_errors(self):
@@ -330,15 +349,12 @@ class TestShowAction(base.TestCase):
     def test_table_sums_the_report_up(self):
         out, api = self.show()
         lines = out.splitlines()
-        report_lines = [line for line in lines
-                        if line.startswith('| report ') or
-                        line.startswith('|             |')]
         self.assertEqual(
             ['groups: 4 (3 failed, 1 success)',
              'ntp: failed (prepare_criteria_not_met), 0/1 nodes '
              'succeeded; missed minimum_successful_nodes: needed 1, '
              'actual 0'],
-            [line.split('|')[2].strip() for line in report_lines[:2]])
+            field_values(out)['report'].split('\n')[:2])
         self.assertNotIn('{', out)
         # A readable table, not one line of JSON.
         self.assertLess(max(len(line) for line in lines), 160)
@@ -420,6 +436,149 @@ class TestShowAction(base.TestCase):
              {'Node': 'b', 'Status': 'failed', 'Error': 'kube said no'}],
             json.loads(out))
         self.assertEqual(1, len(api.calls))
+
+
+PROGRESS = {'phases': {'prepare': {'done': 3, 'failed': 1,
+                                   'in_flight': 0, 'pending': 0},
+                       'deploy': {'done': 1, 'failed': 0, 'in_flight': 2,
+                                  'pending': 1}},
+            'eta': 250.0}
+
+
+def steered(state, reason=None, doc_progress=None, name='deploy_site',
+            uuid=U1, result=None, report=None):
+    return dict(site_action(state, result, report), uuid=uuid, name=name,
+                state_reason=reason, progress=doc_progress)
+
+
+def field_values(out):
+    """``{field: value}`` of a ShowOne table; a value spanning several
+    lines is joined with newlines."""
+    values = {}
+    field = None
+    for line in out.splitlines():
+        if not line.startswith('|'):
+            continue
+        cells = [c.strip() for c in line.split('|')[1:-1]]
+        if cells[0]:
+            field = cells[0]
+            values[field] = cells[1]
+        elif field:
+            values[field] += '\n' + cells[1]
+    return values
+
+
+class TestSteering(base.TestCase):
+    """pause, resume, abort, retry and what action show says of them."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.MonkeyPatch(
+            'baremetal_orch.osc.progress.time.sleep', lambda s: None))
+
+    def test_pause_shows_the_action(self):
+        api = fakes.FakeClient({('POST', 'actions/%s/control' % U1):
+                                steered('pausing', 'change freeze',
+                                        PROGRESS)})
+        status, app, api = fakes.run(
+            action.PauseAction, [U1, '--reason', 'change freeze'], api)
+        self.assertEqual(0, status)
+        values = field_values(app.stdout.getvalue())
+        self.assertEqual(('pausing', 'change freeze'),
+                         (values['state'], values['state_reason']))
+        self.assertEqual(
+            'prepare: 3 done, 1 failed, 0 in flight, 0 pending\n'
+            'deploy: 1 done, 0 failed, 2 in flight, 1 pending\n'
+            'eta: 4m 10s', values['progress'])
+        self.assertEqual([req('POST', 'actions/%s/control' % U1,
+                              {'verb': 'pause',
+                               'reason': 'change freeze'})], api.calls)
+
+    def test_json_is_the_api_document(self):
+        for cmd, verb in ((action.ResumeAction, 'resume'),
+                          (action.AbortAction, 'abort')):
+            doc = steered('running', None, PROGRESS)
+            api = fakes.FakeClient({('POST', 'actions/%s/control' % U1):
+                                    doc})
+            _status, app, api = fakes.run(cmd, [U1, '-f', 'json'], api)
+            out = json.loads(app.stdout.getvalue())
+            self.assertEqual(PROGRESS, out['progress'])
+            self.assertIsNone(out['state_reason'])
+            self.assertEqual({'verb': verb}, api.calls[0][2])
+
+    def test_show_tells_why_and_when(self):
+        doc = steered('paused', 'outside_window',
+                      {'phases': {}, 'eta': None})
+        api = fakes.FakeClient({('GET', 'actions/%s' % U1): doc})
+        _status, app, _api = fakes.run(action.ShowAction, [U1], api)
+        values = field_values(app.stdout.getvalue())
+        self.assertEqual(('paused', 'outside_window', 'eta: unknown'),
+                         (values['state'], values['state_reason'],
+                          values['progress']))
+
+    def test_a_refused_verb_is_an_error(self):
+        api = fakes.FakeClient({('POST', 'actions/%s/control' % U1):
+                                client.ApiError(
+                                    409, code='baremetal_orch.action.'
+                                    'conflict', detail='Cannot pause '
+                                    'action %s: it is complete' % U1)})
+        e = self.assertRaises(exceptions.CommandError, fakes.run,
+                              action.PauseAction, [U1], api)
+        self.assertEqual('Cannot pause action %s: it is complete (HTTP '
+                         '409, baremetal_orch.action.conflict)' % U1,
+                         str(e))
+
+    def test_retry_shows_the_new_action(self):
+        api = fakes.FakeClient({('POST', 'actions'): steered(
+            'pending', name='retry', uuid=U2)})
+        _status, app, _api = fakes.run(action.RetryAction,
+                                       [U1, '-f', 'json'], api)
+        out = json.loads(app.stdout.getvalue())
+        self.assertEqual((U2, 'retry', 'pending'),
+                         (out['uuid'], out['name'], out['state']))
+
+    def test_retry_wait_follows_through_a_pause(self):
+        report = test_progress.RUNNING_REPORT
+        done = dict(report, groups={
+            g: dict(e, status='success') for g, e in
+            report['groups'].items()})
+        api = fakes.FakeClient({
+            ('POST', 'actions'): steered('pending', name='retry', uuid=U2),
+            ('GET', 'actions/%s' % U2): [
+                steered('paused', 'change freeze', PROGRESS, 'retry', U2,
+                        report=report),
+                steered('running', None, PROGRESS, 'retry', U2,
+                        report=report),
+                steered('complete', None, dict(PROGRESS, eta=0), 'retry',
+                        U2, 'success', done)]})
+        status, app, api = fakes.run(
+            action.RetryAction, [U1, '--wait', '--poll-interval', '0',
+                                 '-f', 'json'], api)
+        self.assertEqual(0, status)
+        lines = app.stderr.getvalue().splitlines()
+        self.assertEqual('retry %s started' % U2, lines[0])
+        self.assertTrue(lines[1].startswith(
+            'paused: change freeze | groups 1/3 | nodes 1/4 | current: ctl '
+            '| eta 4m 10s |'), lines)
+        self.assertTrue(lines[2].startswith('running | '), lines)
+        self.assertEqual('Action %s: complete (success)' % U2, lines[-1])
+        rows = json.loads(app.stdout.getvalue())
+        self.assertEqual(['ntp', 'ctl', 'cmp'],
+                         [r['Group'] for r in rows if r['Node'] is None])
+        self.assertEqual(['actions', 'actions/%s' % U2],
+                         [c[1] for c in api.calls[:2]])
+
+    def test_aborted_retry_exits_non_zero(self):
+        api = fakes.FakeClient({
+            ('POST', 'actions'): steered('pending', name='retry', uuid=U2),
+            ('GET', 'actions/%s' % U2): steered(
+                'cancelled', 'operator abort', name='retry', uuid=U2,
+                result='failed', report=test_progress.FAILED_REPORT)})
+        status, app, _api = fakes.run(action.RetryAction, [U1, '--wait'],
+                                      api)
+        self.assertEqual(1, status)
+        self.assertIn('Action %s: cancelled (failed): operator abort' % U2,
+                      app.stderr.getvalue())
 
 
 class TestTaskTree(base.TestCase):
@@ -504,6 +663,18 @@ class TestStrategyGraph(base.TestCase):
         self.assertEqual('', app.stdout.getvalue())
         self.assertEqual(['deployment_strategies/s1', 'actions/%s' % U1],
                          [c[1] for c in api.calls])
+
+    def test_dot_of_a_paused_action(self):
+        api = self._api()
+        api.responses[('GET', 'actions/%s' % U1)] = steered(
+            'paused', 'change freeze', report={'groups': {
+                'a': {'status': 'success'}, 'b': {'status': 'pending'}}})
+        _status, app, _api = fakes.run(
+            strategy.GraphStrategy, ['s1', '--action', U1], api)
+        out = app.stdout.getvalue()
+        self.assertIn('"b" [label="b\\npending, paused: 0/0 nodes", '
+                      'fillcolor="lightblue", style="rounded,filled,bold"];',
+                      out)
 
     def test_svg_needs_graphviz(self):
         self.useFixture(fixtures.EnvironmentVariable('PATH', '/nonexistent'))

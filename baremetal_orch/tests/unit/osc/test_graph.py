@@ -150,6 +150,54 @@ class TestToDot(base.TestCase):
         self.assertEqual('b\\nskipped: 0/2 nodes\\ndependency_failed',
                          nodes['b']['label'])
 
+    def test_aborted_and_skipped_are_drawn_apart_from_failed(self):
+        report = {'groups': {
+            'a': {'status': 'failed', 'nodes': ['n1'],
+                  'failed_nodes': ['n1'],
+                  'reason': 'deploy_criteria_not_met'},
+            'b': {'status': 'failed', 'nodes': ['n2'],
+                  'reason': 'dependency_failed'},
+            'c': {'status': 'failed', 'nodes': ['n3', 'n4'],
+                  'reason': 'aborted'}}}
+        nodes, _ = parse_dot(graph.to_dot(
+            strategy(('a', False, ()), ('b', False, ('a',)),
+                     ('c', False, ())), report, 'cancelled'))
+        looks = {name: (n['fillcolor'], n.get('style'))
+                 for name, n in nodes.items()}
+        self.assertEqual(
+            {'a': (graph.STATUS_COLORS['failed'], None),
+             'b': (graph.SKIPPED_COLOR, graph.SKIPPED_STYLE),
+             'c': (graph.ABORTED_COLOR, graph.ABORTED_STYLE)}, looks)
+        self.assertEqual(3, len({c for c, _s in looks.values()}))
+        self.assertEqual(('orange', 'rounded,filled,dotted'), looks['c'])
+        self.assertEqual('c\\naborted: 0/2 nodes\\naborted',
+                         nodes['c']['label'])
+
+    def test_groups_of_a_paused_action(self):
+        report = {'groups': {
+            'a': {'status': 'success', 'nodes': ['n1'],
+                  'succeeded_nodes': ['n1']},
+            'b': {'status': 'running', 'nodes': ['n2', 'n3'],
+                  'succeeded_nodes': ['n2']},
+            'c': {'status': 'pending', 'nodes': ['n4']}}}
+        document = strategy(('a', False, ()), ('b', False, ('a',)),
+                            ('c', False, ('b',)))
+        for state in ('pausing', 'paused'):
+            nodes, _ = parse_dot(graph.to_dot(document, report, state))
+            self.assertEqual(('green', None), (nodes['a']['fillcolor'],
+                                               nodes['a'].get('style')))
+            for name, status in (('b', 'running'), ('c', 'pending')):
+                self.assertEqual(
+                    (graph.PAUSED_COLOR, graph.PAUSED_STYLE),
+                    (nodes[name]['fillcolor'], nodes[name]['style']))
+                self.assertIn('\\n%s, %s: ' % (status, state),
+                              nodes[name]['label'])
+        # Running again: the status colours.
+        nodes, _ = parse_dot(graph.to_dot(document, report, 'running'))
+        self.assertEqual(('yellow', 'grey'), (nodes['b']['fillcolor'],
+                                              nodes['c']['fillcolor']))
+        self.assertEqual('b\\nrunning: 1/2 nodes', nodes['b']['label'])
+
     def test_names_are_quoted(self):
         document = strategy(('we "quote"', False, ()),
                             ('back\\slash', False, ('we "quote"',)))

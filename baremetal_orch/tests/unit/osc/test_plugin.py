@@ -20,6 +20,7 @@ import os
 from unittest import mock
 
 from cliff import command as cliff_command
+from cliff import commandmanager
 import fixtures
 from openstackclient import shell as osc_shell
 from osc_lib import clientmanager as osc_clientmanager
@@ -44,7 +45,8 @@ COMMANDS = {
     'port': ('create', 'list', 'show', 'set', 'delete'),
     'chassis': ('create', 'list', 'show', 'set', 'delete'),
     'strategy': ('create', 'list', 'show', 'delete', 'validate', 'graph'),
-    'action': ('create', 'list', 'show'),
+    'action': ('create', 'list', 'show', 'pause', 'resume', 'abort',
+               'retry'),
     'task': ('show',),
     'deployment': ('list', 'show'),
     'event': ('list',),
@@ -150,6 +152,24 @@ class TestOpenStackShell(base.TestCase):
         for name in list(os.environ):
             if name.startswith('OS_'):
                 self.useFixture(fixtures.EnvironmentVariable(name))
+        self._commands_of_setup_cfg()
+
+    def _commands_of_setup_cfg(self):
+        """The shell knows the commands of this tree's setup.cfg, also
+        those an editable install made before they were added."""
+        group = 'openstack.baremetal_orch.v1'
+        add_group = commandmanager.CommandManager.add_command_group
+
+        def add_command_group(manager, name=None):
+            add_group(manager, name)
+            if name == group:
+                for ep_name, target in entry_points(group).items():
+                    module, _sep, attr = target.partition(':')
+                    manager.add_command(ep_name.replace('_', ' '), getattr(
+                        importlib.import_module(module), attr))
+        self.useFixture(fixtures.MonkeyPatch(
+            'cliff.commandmanager.CommandManager.add_command_group',
+            add_command_group))
 
     def openstack(self, *argv, env=None):
         """``openstack --os-auth-type none ... ARGV``: (status, stdout)."""
@@ -166,7 +186,8 @@ class TestOpenStackShell(base.TestCase):
         self.useFixture(fixtures.MonkeyPatch('sys.stderr', err))
         status = osc_shell.main(['--os-auth-type', 'none', '--os-endpoint',
                                  self.ENDPOINT] + list(argv))
-        self.addDetail('stderr', content.text_content(err.getvalue()))
+        self.stderr = err.getvalue()
+        self.addDetail('stderr', content.text_content(self.stderr))
         return status, out.getvalue()
 
     def sent_version(self):
@@ -203,6 +224,44 @@ class TestOpenStackShell(base.TestCase):
         self.assertEqual(['/v1/shards'],
                          [r.path for r in self.http.request_history])
         self.assertEqual('baremetal-orchestration 1.0', self.sent_version())
+
+
+    ACTION = '11111111-2222-3333-4444-555555555555'
+
+    def test_pause(self):
+        self.http.post(
+            self.ENDPOINT + '/v1/actions/%s/control' % self.ACTION,
+            status_code=202, json={
+                'uuid': self.ACTION, 'name': 'deploy_site',
+                'state': 'pausing', 'state_reason': 'change freeze',
+                'progress': {'phases': {}, 'eta': None}})
+        status, out = self.openstack(
+            'baremetal', 'orch', 'action', 'pause', self.ACTION,
+            '--reason', 'change freeze', '-f', 'json')
+        self.assertEqual(0, status)
+        self.assertEqual(('pausing', 'change freeze'), (
+            json.loads(out)['state'], json.loads(out)['state_reason']))
+        sent = self.http.last_request
+        self.assertEqual(('POST', '/v1/actions/%s/control' % self.ACTION,
+                          {'verb': 'pause', 'reason': 'change freeze'}),
+                         (sent.method, sent.path, sent.json()))
+
+    def test_a_refused_verb_is_printed(self):
+        detail = 'Cannot resume action %s: it is complete' % self.ACTION
+        self.http.post(
+            self.ENDPOINT + '/v1/actions/%s/control' % self.ACTION,
+            status_code=409, json={'errors': [{
+                'status': 409, 'code': 'baremetal_orch.action.conflict',
+                'title': 'Conflict', 'detail': detail,
+                'request_id': 'req-9'}]})
+        status, out = self.openstack('baremetal', 'orch', 'action',
+                                     'resume', self.ACTION)
+        self.assertEqual(1, status)
+        self.assertEqual('', out)
+        self.assertIn('%s (HTTP 409, baremetal_orch.action.conflict, '
+                      'request req-9)' % detail, self.stderr)
+        self.assertEqual({'verb': 'resume'},
+                         self.http.last_request.json())
 
 
 class TestEntryPoints(base.TestCase):

@@ -68,6 +68,24 @@ LABELS_TREE = task('action', 'update_labels', 'running',
                    task('node', 'cmp03', 'running'))
 
 
+class TestSummarizeSteering(base.TestCase):
+
+    def test_reason_and_eta(self):
+        action = {'state': 'paused', 'state_reason': 'outside_window',
+                  'report': RUNNING_REPORT,
+                  'progress': {'phases': {}, 'eta': 42.0}}
+        summary = progress.summarize(action, RUNNING_TREE)
+        self.assertEqual(('paused', 'outside_window', True, 42.0, 1, 3),
+                         (summary.state, summary.reason, summary.with_eta,
+                          summary.eta, summary.groups_done,
+                          summary.groups_total))
+
+    def test_an_api_without_progress(self):
+        summary = progress.summarize({'state': 'running'})
+        self.assertEqual((None, False, None),
+                         (summary.reason, summary.with_eta, summary.eta))
+
+
 class TestSummarize(base.TestCase):
 
     # (action, tree, expected Progress)
@@ -130,11 +148,48 @@ class TestFormat(base.TestCase):
          'current: - | elapsed 1:02:05'),
         (progress.Progress('running', nodes_done=2, nodes_total=3), None,
          'running | nodes 2/3'),
+        # Paused: the line says why; the ETA of an API that gives one.
+        (progress.Progress('paused', None, 1, 3, 1, 4, (), 0,
+                           'change freeze', True, 250.4), 8,
+         'paused: change freeze | groups 1/3 | nodes 1/4 | current: - | '
+         'eta 4m 10s | elapsed 0:08'),
+        (progress.Progress('pausing', nodes_total=2, reason='outside_window',
+                           with_eta=True), None,
+         'pausing: outside_window | nodes 0/2 | eta unknown'),
+        # An action that ended has no ETA.
+        (progress.Progress('cancelled', 'failed', reason='aborted',
+                           with_eta=True, eta=3), None,
+         'cancelled (failed): aborted | nodes 0/0'),
     ]
 
     def test_lines(self):
         for summary, elapsed, line in self.LINES:
             self.assertEqual(line, progress.format_line(summary, elapsed))
+
+    def test_eta(self):
+        for seconds, text in ((None, 'unknown'), (0, '0s'), (44.6, '45s'),
+                              (60, '1m 0s'), (250, '4m 10s'),
+                              (3599.4, '59m 59s'), (7530, '2h 5m'),
+                              (-3, '0s')):
+            self.assertEqual(text, progress.format_eta(seconds), seconds)
+
+    def test_progress_lines(self):
+        doc = {'phases': {
+            'deploy': {'done': 1, 'failed': 0, 'in_flight': 2,
+                       'pending': 5},
+            'prepare': {'done': 7, 'failed': 1, 'in_flight': 0,
+                        'pending': 0},
+            'signal': {'done': 0}},
+            'eta': 250}
+        self.assertEqual(
+            ['prepare: 7 done, 1 failed, 0 in flight, 0 pending',
+             'deploy: 1 done, 0 failed, 2 in flight, 5 pending',
+             'signal: 0 done, 0 failed, 0 in flight, 0 pending',
+             'eta: 4m 10s'], progress.format_progress(doc))
+        self.assertEqual(['eta: unknown'],
+                         progress.format_progress({'phases': {},
+                                                   'eta': None}))
+        self.assertEqual([], progress.format_progress(None))
 
 
 class FakeStream(io.StringIO):
@@ -213,6 +268,36 @@ class TestWatch(base.TestCase):
              '| elapsed 0:00',
              'complete | groups 1/3 | nodes 1/4 | current: ctl (deploy 1/2) '
              '| elapsed 0:01'],
+            stream.getvalue().splitlines())
+
+    def test_keeps_waiting_while_paused(self):
+        def doc(state, reason=None, eta=None):
+            return {'uuid': 'a1', 'state': state, 'state_reason': reason,
+                    'task_uuid': None, 'report': RUNNING_REPORT,
+                    'progress': {'phases': {}, 'eta': eta}}
+        api = fakes.FakeClient({('GET', 'actions/a1'): [
+            doc('running', eta=600), doc('pausing', 'change freeze', 600),
+            doc('paused', 'change freeze', 590),
+            doc('paused', 'change freeze', 590),
+            doc('running', eta=300), doc('complete')]})
+        clock = FakeClock()
+        stream = FakeStream(tty=False)
+        action = progress.watch(api, 'a1', progress.Display(stream),
+                                interval=10, sleep=clock.sleep,
+                                clock=clock)
+        self.assertEqual('complete', action['state'])
+        self.assertEqual(6, len(api.calls))
+        self.assertEqual(
+            ['running | groups 1/3 | nodes 1/4 | current: ctl | '
+             'eta 10m 0s | elapsed 0:00',
+             'pausing: change freeze | groups 1/3 | nodes 1/4 | '
+             'current: ctl | eta 10m 0s | elapsed 0:10',
+             'paused: change freeze | groups 1/3 | nodes 1/4 | '
+             'current: ctl | eta 9m 50s | elapsed 0:20',
+             'running | groups 1/3 | nodes 1/4 | current: ctl | '
+             'eta 5m 0s | elapsed 0:40',
+             'complete | groups 1/3 | nodes 1/4 | current: ctl | '
+             'elapsed 0:50'],
             stream.getvalue().splitlines())
 
     def test_timeout(self):
