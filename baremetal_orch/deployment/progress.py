@@ -129,7 +129,7 @@ def _claimed_in_flight(site, statuses, claims):
     return found
 
 
-def phase_counts(site, in_flight=None):
+def phase_counts(site, in_flight=None, ended=None):
     """``{"prepare": {...}, "deploy": {...}}``, each ``{"done", "failed",
     "in_flight", "pending"}``, over the unique nodes of ``site``.
 
@@ -154,6 +154,10 @@ def phase_counts(site, in_flight=None):
     * failed: ``failure`` after it had been prepared;
     * in_flight: ``prepared`` and in flight;
     * pending: the other ``prepared`` nodes, and the ``not_started`` ones.
+
+    :param ended: ``{phase: {name: ok}}``, the nodes that ended in a
+        running phase, which the site records only when the phase ends:
+        counted as done or failed already.
     """
     statuses = site.tracker.statuses()
     after = set(site.tracker.failed_after_prepare())
@@ -163,9 +167,21 @@ def phase_counts(site, in_flight=None):
     in_flight = set(in_flight)
     prepare = dict.fromkeys(('done', 'failed', 'in_flight', 'pending'), 0)
     deploy = dict(prepare)
+    ended = ended or {}
+    prepared = ended.get(groups.PREPARE) or {}
+    deployed = ended.get(groups.DEPLOY) or {}
     for name, status in statuses.items():
         flying = 'in_flight' if name in in_flight else 'pending'
-        if status == tracker_mod.NOT_STARTED:
+        if status == tracker_mod.NOT_STARTED and name in prepared:
+            if prepared[name]:
+                prepare['done'] += 1
+                deploy['pending'] += 1
+            else:
+                prepare['failed'] += 1
+        elif status == tracker_mod.PREPARED and name in deployed:
+            prepare['done'] += 1
+            deploy['done' if deployed[name] else 'failed'] += 1
+        elif status == tracker_mod.NOT_STARTED:
             prepare[flying] += 1
             deploy['pending'] += 1
         elif status == tracker_mod.PREPARED:
@@ -272,8 +288,8 @@ def eta(site, max_concurrent_nodes, max_concurrent_groups=None):
 
 
 def summary(site, in_flight, max_concurrent_nodes,
-            max_concurrent_groups=None):
+            max_concurrent_groups=None, ended=None):
     """The action's ``progress``: ``{"phases": phase_counts(...), "eta":
     eta(...)}`` (see both)."""
-    return {'phases': phase_counts(site, in_flight),
+    return {'phases': phase_counts(site, in_flight, ended),
             'eta': eta(site, max_concurrent_nodes, max_concurrent_groups)}

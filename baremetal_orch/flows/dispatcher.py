@@ -249,7 +249,7 @@ class NodeDispatcher:
         finally:
             ENDED.forget(watched)
             steering.unlisten(wakeup)
-            steering.set_in_flight(phase_task, 0)
+            runtime.phase_update(phase_task, phase, (), None)
 
     def _run(self, runtime, phase_task, phase, timeout, params, done,
              pending, wakeup, keep_going, resumed):
@@ -300,7 +300,9 @@ class NodeDispatcher:
             if batch:
                 self._send(runtime, batch, phase, params, timeout, alive,
                            inflight, sent_at)
-            steering.set_in_flight(phase_task, len(inflight))
+            runtime.phase_update(phase_task, phase,
+                                 [n for n, _node, _h in inflight.values()],
+                                 done)
             paused = steering.paused_seconds() - paused_mark
             if time.monotonic() - paused > deadline:
                 for task_uuid in inflight:
@@ -323,13 +325,18 @@ class NodeDispatcher:
                     paused_mark = steering.paused_seconds()
                     name, node, _host = inflight.pop(task_uuid)
                     done[name] = status == statuses.SUCCESS
+                    runtime.node_ended(
+                        params.get('group'), phase,
+                        time.monotonic() - sent_at.get(task_uuid, 0))
                     if status != statuses.SUCCESS:
                         failed.append((node, task_uuid))
             if failed:
                 self._record_failures(runtime, phase, params, [
                     (node, dbapi.get_task(task_uuid).reason)
                     for node, task_uuid in failed])
-            steering.set_in_flight(phase_task, len(inflight))
+            runtime.phase_update(phase_task, phase,
+                                 [n for n, _node, _h in inflight.values()],
+                                 done)
             if time.monotonic() > next_check:
                 next_check = time.monotonic() + \
                     CONF.conductor.heartbeat_interval

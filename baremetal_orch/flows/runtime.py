@@ -21,6 +21,7 @@ the transient value ``runtime``.
 
 import functools
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log
@@ -29,6 +30,7 @@ from oslo_utils import timeutils
 from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
+from baremetal_orch.deployment import progress as progress_mod
 from baremetal_orch.flows import steering as steering_mod
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
@@ -121,6 +123,10 @@ class SiteRuntime:
         self.held_nodes = action_obj.held_nodes(action)
         #: Pause, resume, abort and the maintenance windows.
         self.steering = steering_mod.ActionSteering(context, action)
+        #: The phases running now: {phase task: (phase, in flight, done)}.
+        self._live = {}
+        self._live_lock = threading.Lock()
+        self._saved_at = time.monotonic()
 
     # Checkpoints -----------------------------------------------------------
 
@@ -136,11 +142,50 @@ class SiteRuntime:
         with self._save_lock:
             values = {'progress': {'held_nodes': self.held_nodes,
                                    'site': self.site.to_dict(),
-                                   'group_tasks': self.group_tasks},
+                                   'group_tasks': self.group_tasks,
+                                   'summary': self.summary()},
                       'report': self.site.report()}
+            self._saved_at = time.monotonic()
             if values != self._last:
                 dbapi.update_action(self.action_uuid, values, reload=False)
                 self._last = values
+
+    #: Seconds between two checkpoints a running phase writes for its
+    #: progress (the phases' ends write theirs at once).
+    PROGRESS_INTERVAL = 5.0
+
+    def summary(self):
+        """The action's public progress: nodes per phase, the ETA."""
+        with self._live_lock:
+            live = list(self._live.values())
+        in_flight = set()
+        ended = {}
+        for phase, names, done in live:
+            in_flight.update(names)
+            ended.setdefault(phase, {}).update(done)
+        return progress_mod.summary(
+            self.site, in_flight, CONF.conductor.max_concurrent_nodes,
+            CONF.conductor.max_concurrent_groups, ended=ended)
+
+    def phase_update(self, phase_task, phase, in_flight, done):
+        """What a running phase has in flight (names) and has ended
+        (``{name: ok}``); ``done`` None once the phase is over. Writes a
+        checkpoint at most every :attr:`PROGRESS_INTERVAL` seconds."""
+        with self._live_lock:
+            if done is None:
+                self._live.pop(phase_task, None)
+            else:
+                self._live[phase_task] = (phase, list(in_flight),
+                                          dict(done))
+        self.steering.set_in_flight(phase_task, len(in_flight))
+        if (done is not None and time.monotonic() - self._saved_at >
+                self.PROGRESS_INTERVAL):
+            self.checkpoint()
+
+    def node_ended(self, group, phase, seconds):
+        """A node ended ``phase`` in ``seconds``: what the ETA learns
+        from."""
+        self.site.durations.record(group, phase, seconds)
 
     def _group_task(self, group, **values):
         dbapi.update_task(self.group_tasks[group], values)

@@ -25,6 +25,7 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.flows import dispatcher
 from baremetal_orch.tests import base
+from baremetal_orch.tests.unit.conductor import phase_runtime
 
 #: The node work's tables (the conductor's heartbeat and the flows'
 #: own persistence are not node work).
@@ -89,9 +90,7 @@ class TestStatementsPerGroup(base.ConductorTestCase):
     def _phases(self, names, group='g'):
         """prepare then deploy, as the flow runs them; returns the
         counts of each."""
-        runtime = mock.Mock(context=orch_context.get_admin_context(),
-                            action_uuid=uuidutils.generate_uuid(),
-                            poll_interval=0.01)
+        runtime = phase_runtime.phase_runtime(0.01)
         counts = []
         for phase in ('prepare', 'deploy'):
             parent = dbapi.create_task({'action_uuid': runtime.action_uuid,
@@ -208,9 +207,7 @@ class TestPhaseDeadline(base.ConductorTestCase):
             names.append('wave-%d' % i)
             self.create_node(name=names[-1],
                              driver_info={'fake_duration': 1.5})
-        runtime = mock.Mock(context=orch_context.get_admin_context(),
-                            action_uuid=uuidutils.generate_uuid(),
-                            poll_interval=0.05)
+        runtime = phase_runtime.phase_runtime(0.05)
         parent = dbapi.create_task({'action_uuid': runtime.action_uuid,
                                     'kind': 'phase', 'name': 'prepare'})
         dispatch = dispatcher.NodeDispatcher(rpcapi.ConductorAPI())

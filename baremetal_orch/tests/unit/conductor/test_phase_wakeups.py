@@ -17,7 +17,6 @@ import threading
 from unittest import mock
 
 import fixtures
-from oslo_utils import uuidutils
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import rpc
@@ -28,6 +27,7 @@ from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.flows import dispatcher
 from baremetal_orch.flows import engine
 from baremetal_orch.tests import base
+from baremetal_orch.tests.unit.conductor import phase_runtime
 
 #: Longer than any test may take: a phase that waits for its poll instead
 #: of being woken never ends (the thread-join bound below fails it).
@@ -58,9 +58,7 @@ class TestPhaseWakeups(base.ConductorTestCase):
             dispatcher.NodeDispatcher, 'LOCAL_POLL', NEVER))
 
     def _run_phase(self, names, phase='prepare'):
-        runtime = mock.Mock(context=orch_context.get_admin_context(),
-                            action_uuid=uuidutils.generate_uuid(),
-                            poll_interval=NEVER)
+        runtime = phase_runtime.phase_runtime(NEVER)
         parent = dbapi.create_task({'action_uuid': runtime.action_uuid,
                                     'kind': 'phase', 'name': phase})
         results = []

@@ -111,7 +111,9 @@ class TestGroupSlots(base.TestCase):
 
     def test_runtime_slots_follow_the_option(self):
         self.config(max_concurrent_groups=1, group='conductor')
-        action = type('Action', (), {'uuid': 'a-uuid', 'progress': None})()
+        action = type('Action', (), {
+            'uuid': 'a-uuid', 'progress': None, 'parameters': None,
+            'state': 'running', 'control': None, 'state_reason': None})()
         rt = runtime.SiteRuntime(None, action, wide_site(), None, {}, None)
         rt.slots.start('g0')
         self.assertFalse(rt.slots._may_start('g1'))
