@@ -193,8 +193,12 @@ def begin(context, action, host, dispatcher, site=None):
     event_obj.action_started(action, groups=len(plan),
                              nodes=len(site.tracker.statuses()))
     notify.action(context, action, 'start')
-    return runtime_mod.SiteRuntime(context, action, site, dispatcher,
-                                   group_tasks, root)
+    runtime = runtime_mod.SiteRuntime(context, action, site, dispatcher,
+                                      group_tasks, root)
+    # The progress is shown from the start, also of an action paused
+    # before its first group.
+    runtime.checkpoint()
+    return runtime
 
 
 def restore(context, action, dispatcher):
