@@ -122,8 +122,8 @@ class Client:
     def wait_for_action(self, uuid, timeout=300):
         def check():
             doc = self.get('/v1/actions/%s' % uuid, status=200).json()
-            return doc if doc['state'] not in ('pending', 'running') \
-                else None
+            return doc if doc['state'] in ('complete', 'failed',
+                                           'cancelled') else None
         return self.wait_for(check, timeout)
 
 

@@ -43,7 +43,9 @@ def strategy():
             'data': {'groups': groups}}
 
 
-class TestCrashResume(base.FunctionalTestCase):
+class SplitServiceTestCase(base.FunctionalTestCase):
+    """An API and two conductors, over MariaDB and RabbitMQ, with the
+    fake driver's call log."""
 
     def setUp(self):
         super().setUp()
@@ -91,6 +93,9 @@ class TestCrashResume(base.FunctionalTestCase):
                     if entry.get('stage') == 'end':
                         counts[(entry['name'], entry['call'])] += 1
         return counts
+
+
+class TestCrashResume(SplitServiceTestCase):
 
     def test_kill_9_during_deploy_site(self):
         c = self.client
