@@ -20,7 +20,8 @@
 * :mod:`~baremetal_orch.deployment.tracker`: the unique status of each node;
 * :mod:`~baremetal_orch.deployment.site`: the processing rules of one
   deployment action, drivable by any executor;
-* :mod:`~baremetal_orch.deployment.report`: the dry-run plan and the report.
+* :mod:`~baremetal_orch.deployment.report`: the dry-run plan and the report;
+* :mod:`~baremetal_orch.deployment.retry`: what a ``retry`` action re-runs.
 
 Nothing here does I/O or imports the database, drivers, conductor or API.
 """
