@@ -63,6 +63,7 @@ KINDS = {
     action_obj.DEPLOY_SITE: site_deploy,
     action_obj.UPDATE_SITE: site_deploy,
     action_obj.UPDATE_LABELS: labels,
+    action_obj.RETRY: site_deploy,
 }
 
 

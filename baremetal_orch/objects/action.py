@@ -27,7 +27,8 @@ FINAL_STATES = statuses.ACTION_FINAL_STATES
 DEPLOY_SITE = 'deploy_site'
 UPDATE_SITE = 'update_site'
 UPDATE_LABELS = 'update_labels'
-NAMES = (DEPLOY_SITE, UPDATE_SITE, UPDATE_LABELS)
+RETRY = 'retry'
+NAMES = (DEPLOY_SITE, UPDATE_SITE, UPDATE_LABELS, RETRY)
 
 
 def held_nodes(action):
@@ -52,7 +53,8 @@ def holder_of(node_uuid):
 @base.BaremetalOrchObjectRegistry.register
 class Action(base.BaremetalOrchObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: name 'retry'
+    VERSION = '1.1'
 
     fields = {
         'id': f.IntegerField(),

@@ -17,7 +17,8 @@ CREATE = {
     'type': 'object',
     'properties': {
         'name': {'type': 'string',
-                 'enum': ['deploy_site', 'update_site', 'update_labels']},
+                 'enum': ['deploy_site', 'update_site', 'update_labels',
+                          'retry']},
         'parameters': {'type': 'object'},
         'dry_run': {'type': 'boolean'},
     },
@@ -37,5 +38,13 @@ LABEL_PARAMETERS = {
         'type': 'array', 'minItems': 1, 'uniqueItems': True,
         'items': {'type': 'string', 'minLength': 1, 'maxLength': 255}}},
     'required': ['target_nodes'],
+    'additionalProperties': False,
+}
+
+#: ``retry``: the ended site action to run again.
+RETRY_PARAMETERS = {
+    'type': 'object',
+    'properties': {'action': common.UUID},
+    'required': ['action'],
     'additionalProperties': False,
 }
