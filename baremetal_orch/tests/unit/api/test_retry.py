@@ -22,6 +22,7 @@ from baremetal_orch.common import context
 from baremetal_orch.common import exception
 from baremetal_orch.conductor import admission
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import action as action_obj
 from baremetal_orch.tests.unit.api import test_actions
 
 ALL = {'percent_successful_nodes': 100}
@@ -200,6 +201,33 @@ class TestRetry(test_actions.ActionApiTestCase):
             'test-conductor')
         self.assertIn(earlier.uuid, str(error))
         self.assertEqual(2, len(dbapi.list_actions()))
+        # A retry that cannot run still names the action it retries, and
+        # stays the one to retry.
+        self.manager.actions.fail(ctx, earlier.uuid, 'no flow')
+        ended = self.get('/v1/actions/' + earlier.uuid, status=200).json
+        self.assertEqual(('failed', {'error': 'no flow',
+                                     'retry_of': first['uuid']}),
+                         (ended['state'], ended['report']))
+        self.assertError(self.post('/v1/actions', {
+            'name': 'retry', 'parameters': {'action': first['uuid']}}),
+            409, 'baremetal_orch.action.already_retried', earlier.uuid)
+
+    def test_started_from_what_admission_stored(self):
+        # A conductor that did not admit the retry (a take-over, a job of
+        # the jobboard) starts it from its progress, not from the site.
+        first = self.failed_deploy()
+        admitted = admission.admit(
+            context.get_admin_context(), uuidutils.generate_uuid(), 'retry',
+            {'action': first['uuid']}, 'test-conductor').action
+        self.manager.actions.start(context.get_admin_context(),
+                                   action_obj.Action.get(
+                                       context.get_admin_context(),
+                                       admitted.uuid))
+        retry = self.finished(admitted.uuid)
+        self.assertEqual(first['uuid'], retry['report']['retry_of'])
+        self.assertEqual({'prepare': ['ctl02'], 'deploy': ['ctl02']},
+                         self.node_tasks(retry['uuid']))
+        self.assertEqual(['ctl02'], self.deployed())
 
     def test_what_cannot_be_retried(self):
         labels = dbapi.create_action({
