@@ -22,12 +22,12 @@ is created first and the check runs against the active actions created
 before it, so of two overlapping actions the later one is refused (and its
 row removed) whichever conductor admitted it.
 
-A ``retry`` re-runs an ended site action (:mod:`..deployment.retry`).
-An action is retried once: the retries of an action are the ``retry``
-actions whose ``parameters.action`` names it, and like the busy check,
-the check runs again once the row exists, against the retries created
-before it, so of two retries of one action admitted at the same instant
-the later is refused.
+A ``retry`` re-runs an ended site action
+(:mod:`baremetal_orch.deployment.retry`). An action is retried once: its
+retries are the ``retry`` actions whose ``parameters.action`` names it,
+and like the busy check, the check runs again once the row exists,
+against the retries created before it, so of two retries of one action
+admitted at the same instant the later is refused.
 """
 
 import collections
@@ -137,7 +137,7 @@ def _targets(context, parameters):
 def plan(context, name, parameters):
     """The dry run of a site action: its plan; nothing is created. That
     of a retry also names the action it retries and the nodes it tries
-    again (:func:`..deployment.retry.plan`)."""
+    again (:func:`baremetal_orch.deployment.retry.plan`)."""
     if name == action_obj.RETRY:
         return retry_mod.plan(_retry(context, parameters)[1])
     return _site(parameters)[1].plan()
