@@ -299,6 +299,18 @@ class NodesBusy(Conflict):
                 '%(action)s.')
 
 
+class ActionNotFinished(Conflict):
+    code = 'baremetal_orch.action.not_finished'
+    _msg_fmt = ('Cannot retry action %(action)s: it is %(state)s; only a '
+                'complete, failed or cancelled action can be retried.')
+
+
+class ActionAlreadyRetried(Conflict):
+    code = 'baremetal_orch.action.already_retried'
+    _msg_fmt = ('Action %(action)s was already retried by action '
+                '%(newer)s: retry %(newer)s instead.')
+
+
 class NodeHeldByAction(Conflict):
     code = 'baremetal_orch.node.held_by_action'
     _msg_fmt = ('Node %(node)s is held by running action %(action)s: it '

@@ -21,6 +21,13 @@ Two admissions at the same instant may both pass the busy check: the row
 is created first and the check runs against the active actions created
 before it, so of two overlapping actions the later one is refused (and its
 row removed) whichever conductor admitted it.
+
+A ``retry`` re-runs an ended site action
+(:mod:`baremetal_orch.deployment.retry`). An action is retried once: its
+retries are the ``retry`` actions whose ``parameters.action`` names it,
+and like the busy check, the check runs again once the row exists,
+against the retries created before it, so of two retries of one action
+admitted at the same instant the later is refused.
 """
 
 import collections
@@ -33,6 +40,7 @@ from taskflow import exceptions as tf_exc
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import retry as retry_mod
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.deployment import windows as windows_mod
@@ -67,6 +75,57 @@ def _site(parameters):
     return stored, site
 
 
+#: What a retry re-runs (a retry of a retry runs the same snapshot).
+RETRYABLE = (action_obj.DEPLOY_SITE, action_obj.UPDATE_SITE,
+             action_obj.RETRY)
+
+
+def _retries_of(uuid):
+    """The retry actions (rows) of action ``uuid``, oldest first."""
+    return sorted((a for a in dbapi.list_actions({'name': action_obj.RETRY})
+                   if (a.parameters or {}).get('action') == uuid),
+                  key=lambda a: a.id)
+
+
+def _refuse_if_retried(uuid, before=None):
+    """ActionAlreadyRetried (409) naming the newest retry of ``uuid``
+    (with ``before``: of those created before the action ``before``)."""
+    retries = [a for a in _retries_of(uuid)
+               if before is None or a.id < before.id]
+    if retries:
+        raise exception.ActionAlreadyRetried(action=uuid,
+                                             newer=retries[-1].uuid)
+
+
+def _retry(context, parameters):
+    """The parameters and rules of a retry of ``parameters['action']``:
+    its strategy snapshot, its node sets, its successes kept."""
+    uuid = parameters['action']
+    ended = action_obj.Action.get(context, uuid)
+    if ended.name not in RETRYABLE:
+        raise exception.InvalidAction(
+            reason='action %s is %s: only %s actions can be retried'
+            % (uuid, ended.name, ', '.join(RETRYABLE)))
+    if ended.state not in action_obj.FINAL_STATES:
+        raise exception.ActionNotFinished(action=uuid, state=ended.state)
+    _refuse_if_retried(uuid)
+    snapshot = ended.parameters['strategy']
+    strategy = strategy_mod.parse(snapshot)
+    saved = (ended.progress or {}).get('site')
+    if saved:
+        previous = site_mod.SiteDeployment.from_dict(strategy, saved)
+    else:
+        # It ended before its start stored the resolved site (it could
+        # not start): nothing ran, its snapshot's selectors resolve now.
+        previous = site_mod.SiteDeployment(strategy,
+                                           resolve_groups(strategy))
+    site = retry_mod.retry(previous, uuid)
+    return {'action': uuid,
+            'deployment_strategy': ended.parameters.get(
+                'deployment_strategy'),
+            'strategy': snapshot}, site
+
+
 def _targets(context, parameters):
     held = {}
     for ident in parameters['target_nodes']:
@@ -83,10 +142,14 @@ def _targets(context, parameters):
     return {'target_nodes': list(parameters['target_nodes'])}, held
 
 
-def plan(parameters):
+def plan(context, name, parameters):
     """The dry run of a site action: its plan, with its maintenance
     windows (each ``past``, ``open`` or ``future`` now) when it has some;
-    nothing is created."""
+    nothing is created. That of a retry also names the action it retries
+    and the nodes it tries again
+    (:func:`baremetal_orch.deployment.retry.plan`)."""
+    if name == action_obj.RETRY:
+        return retry_mod.plan(_retry(context, parameters)[1])
     stored, site = _site(parameters)
     result = site.plan()
     if stored.get('windows'):
@@ -101,24 +164,35 @@ def admit(context, uuid, name, parameters, host):
     :param parameters: the request's parameters, checked against the
         API's schema.
     :returns: :class:`Admitted`.
-    :raises: StrategyNotFound, InvalidStrategy, InvalidAction, NodesBusy.
+    :raises: StrategyNotFound, InvalidStrategy, InvalidAction, NodesBusy;
+        for a retry also ActionNotFound, ActionNotFinished,
+        ActionAlreadyRetried.
     """
     site = None
+    progress = {}
     if name == action_obj.UPDATE_LABELS:
         parameters, held = _targets(context, parameters)
     else:
-        parameters, site = _site(parameters)
+        if name == action_obj.RETRY:
+            parameters, site = _retry(context, parameters)
+            # What it starts from is not what its selectors resolve to
+            # now: stored at once, for a conductor that starts it later.
+            progress['site'] = site.to_dict()
+        else:
+            parameters, site = _site(parameters)
         held = {uuid: name for name, uuid in node_obj.Node.uuids_by_name(
             site.node_names()).items()}
     # Held by UUID: a node renamed meanwhile is still the same node.
+    progress['held_nodes'] = sorted(held)
     action = action_obj.Action(
         context, uuid=uuid, name=name, parameters=parameters,
-        state=action_obj.PENDING, conductor=host,
-        progress={'held_nodes': sorted(held)})
+        state=action_obj.PENDING, conductor=host, progress=progress)
     action.create()
     try:
+        if name == action_obj.RETRY:
+            _refuse_if_retried(parameters['action'], before=action)
         _refuse_if_busy(action, held)
-    except exception.NodesBusy:
+    except (exception.ActionAlreadyRetried, exception.NodesBusy):
         action.destroy()
         raise
     return Admitted(action, site)

@@ -258,7 +258,7 @@ class ConductorManager:
             if name == action_obj.UPDATE_LABELS:
                 raise exception.InvalidAction(
                     reason='dry_run is only supported by site actions')
-            return {'plan': admission.plan(parameters)}
+            return {'plan': admission.plan(context, name, parameters)}
         admitted = admission.admit(context, uuid, name, parameters,
                                    self.host)
         try:

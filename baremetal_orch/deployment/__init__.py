@@ -24,6 +24,7 @@
 * :mod:`~baremetal_orch.deployment.windows`: maintenance windows;
 * :mod:`~baremetal_orch.deployment.progress`: node durations, progress
   per phase and the ETA.
+* :mod:`~baremetal_orch.deployment.retry`: what a ``retry`` action re-runs.
 
 Nothing here does I/O or imports the database, drivers, conductor or API.
 """

@@ -22,7 +22,8 @@ reference gives for ``POST /v1/actions`` (api-ref/source/actions.inc)::
               "groups": {name: {"status", "critical", "reason", "nodes",
                                 "succeeded_nodes", "failed_nodes",
                                 "misses"}},
-              "nodes": {name: status}}
+              "nodes": {name: status},
+              "retry_of": uuid}      # only in the report of a retry
 
 :func:`summarize` turns a report into log lines (the specification's
 "report logged before the end of the baremetal nodes step").
@@ -63,10 +64,14 @@ def group_entry(status, critical, reason, nodes, succeeded, failed, misses):
                        for m in misses]}
 
 
-def build_report(order, groups, nodes):
-    """Assemble a report from its parts (see the module docstring)."""
-    return {'order': list(order), 'groups': dict(groups),
-            'nodes': dict(sorted(nodes.items()))}
+def build_report(order, groups, nodes, retry_of=None):
+    """Assemble a report from its parts (see the module docstring);
+    ``retry_of`` (the action a retry re-runs) only when given."""
+    report = {'order': list(order), 'groups': dict(groups),
+              'nodes': dict(sorted(nodes.items()))}
+    if retry_of:
+        report['retry_of'] = retry_of
+    return report
 
 
 def summarize(report):

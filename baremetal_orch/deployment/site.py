@@ -65,7 +65,8 @@ def _conflict(group, why):
 class SiteDeployment:
     """State and rules of one site deployment action."""
 
-    def __init__(self, strategy, group_nodes, node_status=None):
+    def __init__(self, strategy, group_nodes, node_status=None,
+                 retry_of=None):
         """Start a deployment.
 
         :param strategy: a parsed
@@ -73,6 +74,8 @@ class SiteDeployment:
         :param group_nodes: ``{group: [node names]}`` for EVERY group of the
             strategy (the selectors resolved against the site).
         :param node_status: optional ``{node: status}`` to start from.
+        :param retry_of: the uuid of the action this one retries
+            (:mod:`.retry`), kept in :meth:`report` and :meth:`to_dict`.
         """
         names = strategy.names()
         unknown = sorted(set(group_nodes) - set(names))
@@ -84,6 +87,7 @@ class SiteDeployment:
                     strategy.name, ', '.join(unknown) or '-',
                     ', '.join(missing) or '-'))
         self.strategy = strategy
+        self.retry_of = retry_of
         self._nodes = {n: tuple(sorted(set(group_nodes[n]))) for n in names}
         everything = sorted({node for nodes in self._nodes.values()
                              for node in nodes})
@@ -459,7 +463,8 @@ class SiteDeployment:
                     [n for n in nodes
                      if statuses[n] == tracker_mod.FAILURE],
                     state.misses)
-            return report_mod.build_report(self._order, entries, statuses)
+            return report_mod.build_report(self._order, entries, statuses,
+                                           retry_of=self.retry_of)
 
     # Persistence -----------------------------------------------------------
 
@@ -471,7 +476,7 @@ class SiteDeployment:
         strategy.
         """
         with self._lock:
-            return {'version': _FORMAT_VERSION,
+            data = {'version': _FORMAT_VERSION,
                     'group_nodes': {g: list(n)
                                     for g, n in self._nodes.items()},
                     'tracker': self._tracker.to_dict(),
@@ -479,6 +484,9 @@ class SiteDeployment:
                     'groups': {g: s.to_dict()
                                for g, s in self._groups.items()},
                     'durations': self._durations.to_dict()}
+            if self.retry_of:
+                data['retry_of'] = self.retry_of
+            return data
 
     @classmethod
     def from_dict(cls, strategy, data):
@@ -489,7 +497,8 @@ class SiteDeployment:
             raise exception.InvalidParameterValue(
                 reason='unsupported site deployment state version %r'
                 % data.get('version'))
-        site = cls(strategy, data['group_nodes'])
+        site = cls(strategy, data['group_nodes'],
+                   retry_of=data.get('retry_of'))
         site._tracker = tracker_mod.NodeTracker.from_dict(data['tracker'])
         site._order = list(data['order'])
         site._groups = {g: groups.GroupState.from_dict(s)

@@ -63,6 +63,7 @@ KINDS = {
     action_obj.DEPLOY_SITE: site_deploy,
     action_obj.UPDATE_SITE: site_deploy,
     action_obj.UPDATE_LABELS: labels,
+    action_obj.RETRY: site_deploy,
 }
 
 
@@ -193,11 +194,15 @@ class ActionEngines:
             self.fail(context, action.uuid, str(e))
 
     def fail(self, context, action_uuid, reason):
-        """End an action that cannot run, with ``reason``."""
+        """End an action that cannot run, with ``reason`` (a retry's
+        report still names the action it retries)."""
+        report = {'error': reason}
+        action = dbapi.get_action(action_uuid)
+        if action.name == action_obj.RETRY:
+            report['retry_of'] = (action.parameters or {}).get('action')
         dbapi.update_action(action_uuid, {
             'state': action_obj.FAILED, 'result': statuses.FAILED,
-            'finished_at': timeutils.utcnow(),
-            'report': {'error': reason}})
+            'finished_at': timeutils.utcnow(), 'report': report})
         event_obj.action_finished(
             action_obj.Action.get(context, action_uuid), reason)
 

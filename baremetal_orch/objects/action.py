@@ -30,7 +30,8 @@ ACTIVE_STATES = statuses.ACTION_ACTIVE_STATES
 DEPLOY_SITE = 'deploy_site'
 UPDATE_SITE = 'update_site'
 UPDATE_LABELS = 'update_labels'
-NAMES = (DEPLOY_SITE, UPDATE_SITE, UPDATE_LABELS)
+RETRY = 'retry'
+NAMES = (DEPLOY_SITE, UPDATE_SITE, UPDATE_LABELS, RETRY)
 
 
 def held_nodes(action):
@@ -62,7 +63,8 @@ def public_progress(action):
 @base.BaremetalOrchObjectRegistry.register
 class Action(base.BaremetalOrchObject):
     # Version 1.0: Initial version
-    # Version 1.1: state_reason and control; states pausing and paused
+    # Version 1.1: state_reason and control; states pausing and paused;
+    #              name 'retry'
     VERSION = '1.1'
 
     fields = {

@@ -18,7 +18,8 @@ CREATE = {
     'type': 'object',
     'properties': {
         'name': {'type': 'string',
-                 'enum': ['deploy_site', 'update_site', 'update_labels']},
+                 'enum': ['deploy_site', 'update_site', 'update_labels',
+                          'retry']},
         'parameters': {'type': 'object'},
         'dry_run': {'type': 'boolean'},
     },
@@ -62,5 +63,13 @@ CONTROL = {
         'reason': {'type': ['string', 'null'], 'maxLength': 255},
     },
     'required': ['verb'],
+    'additionalProperties': False,
+}
+
+#: ``retry``: the ended site action to run again.
+RETRY_PARAMETERS = {
+    'type': 'object',
+    'properties': {'action': common.UUID},
+    'required': ['action'],
     'additionalProperties': False,
 }

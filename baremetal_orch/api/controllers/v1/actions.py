@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""/v1/actions: deploy_site, update_site and update_labels."""
+"""/v1/actions: deploy_site, update_site, update_labels and retry."""
 
 from oslo_utils import uuidutils
 import pecan
@@ -57,6 +57,12 @@ def _parameters(body):
             raise exception.InvalidAction(
                 reason='update_labels requires parameters.target_nodes')
         validation.validate(schema.LABEL_PARAMETERS, params, 'parameters')
+    elif body['name'] == action_obj.RETRY:
+        if params is None:
+            raise exception.InvalidAction(
+                reason='retry requires parameters.action, the uuid of the '
+                       'action to retry')
+        validation.validate(schema.RETRY_PARAMETERS, params, 'parameters')
     else:
         params = params or {}
         validation.validate(schema.SITE_PARAMETERS, params, 'parameters')

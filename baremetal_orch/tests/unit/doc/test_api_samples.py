@@ -37,6 +37,7 @@ import fixtures
 import yaml
 
 from baremetal_orch.api.controllers import v1 as v1_api
+from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.tests import base
 
@@ -140,6 +141,8 @@ MANIFEST = {
         'action-create-response.json',
         'action-show-response.json',
         'action-list-response.json',
+        'action-retry-request.json',
+        'action-retry-response.json',
         'task-show-response.json',
         'task-tree-response.json',
         'signal-in-progress-request.json',
@@ -265,18 +268,23 @@ class SampleTestCase(base.ApiTestCase):
 
         The POST then answers before the conductor made any progress, as
         it does when the conductor is busy; the flow itself is untouched.
+        Once released, the flows of later actions start at once.
         """
         held = []
+        released = []
         runner = self.manager.actions
         launch = runner._launch
 
         def hold(*args, **kwargs):
+            if released:
+                return launch(*args, **kwargs)
             held.append((args, kwargs))
         self.useFixture(fixtures.MonkeyPatch(
             'baremetal_orch.flows.engine.ActionEngines._launch',
             lambda _self, *a, **kw: hold(*a, **kw)))
 
         def release():
+            released.append(True)
             for args, kwargs in held:
                 launch(*args, **kwargs)
         return release
@@ -509,6 +517,7 @@ class TestDeploymentSamples(SampleTestCase):
              if e['event_type'] != 'node.failed'])
         self.assertSample('event-list-action-response.json', resp.json)
         self._signals(uuid_)
+        self._retry(uuid_)
 
     def _canonical_order(self, action):
         """The groups started one at a time in the plan's order (the
@@ -516,6 +525,26 @@ class TestDeploymentSamples(SampleTestCase):
         strategy = strategy_mod.parse(_strategy_document())
         self.assertEqual(list(strategy.topological_order()),
                          action['report']['order'])
+
+    def _retry(self, action_uuid):
+        """Retry the action: only cmp05, whose deploy failed, is sent
+        again (and fails again); the others count as they ended."""
+        body = self.request('action-retry-request.json', {
+            'name': 'retry', 'parameters': {'action': action_uuid}})
+        uuid_ = self.post('/v1/actions', body, status=201).json['uuid']
+        self.wait_for(lambda: self.get(
+            '/v1/actions/%s' % uuid_, status=200).json['state'] not in (
+            'pending', 'running'))
+        self.manager.actions.wait(30)
+        retry = self.get('/v1/actions/%s' % uuid_, status=200).json
+        self.assertEqual(('complete', 'success_with_failures', action_uuid),
+                         (retry['state'], retry['result'],
+                          retry['report']['retry_of']))
+        self.assertEqual(['cmp05', 'cmp05'], [
+            t.name for t in dbapi.list_tasks(action_uuid=uuid_,
+                                             kind='node')])
+        self._canonical_order(retry)
+        self.assertSample('action-retry-response.json', retry)
 
     def _signals(self, action_uuid):
         """Play the agent of ctl01: read the config drive, signal."""
