@@ -95,7 +95,8 @@ class SiteDeployment:
         self._topo = strategy.topological_order()
         self._groups = {n: groups.GroupState() for n in names}
         self._order = []
-        self._durations = progress_mod.Durations()
+        #: The node durations measured (:class:`.progress.Durations`).
+        self.durations = progress_mod.Durations()
         self._lock = threading.RLock()
 
     # Queries ---------------------------------------------------------------
@@ -104,11 +105,6 @@ class SiteDeployment:
     def tracker(self):
         """The :class:`~baremetal_orch.deployment.tracker.NodeTracker`."""
         return self._tracker
-
-    @property
-    def durations(self):
-        """The node durations measured (:class:`.progress.Durations`)."""
-        return self._durations
 
     def _state(self, group):
         try:
@@ -188,11 +184,8 @@ class SiteDeployment:
     def startable_groups(self, free_slots):
         """The pending groups that may take the ``free_slots`` free group
         slots now: the first ready groups in the plan's order (topological,
-        ties broken by document order).
-
-        So with one slot a run takes the order of its dry run, and with
-        more, ready groups start in that same priority.
-        """
+        ties broken by document order), so one slot takes the order of
+        the dry run, and more slots that same priority."""
         if free_slots < 1:
             return []
         with self._lock:
@@ -396,13 +389,10 @@ class SiteDeployment:
             state.reason = reason
 
     def abort(self, group, results=None):
-        """Fail a group the action's abort stopped, with ``aborted``.
-
-        A pending group's nodes stay as they are; a running group records
-        ``results`` of its phase first (None: never started, the node keeps
-        its status), then fails as :meth:`fail` does. A group already
-        ended is left alone. Returns whether the group was failed.
-        """
+        """Fail a group the action's abort stopped, with ``aborted``: a
+        running one records ``results`` of its phase first (None: never
+        started), then fails as :meth:`fail` does; an ended one is left
+        alone. Returns whether the group was failed."""
         with self._lock:
             state = self._state(group)
             if state.status in (groups.SUCCESS, groups.FAILED):
@@ -483,7 +473,7 @@ class SiteDeployment:
                     'order': list(self._order),
                     'groups': {g: s.to_dict()
                                for g, s in self._groups.items()},
-                    'durations': self._durations.to_dict()}
+                    'durations': self.durations.to_dict()}
             if self.retry_of:
                 data['retry_of'] = self.retry_of
             return data
@@ -503,6 +493,6 @@ class SiteDeployment:
         site._order = list(data['order'])
         site._groups = {g: groups.GroupState.from_dict(s)
                         for g, s in data['groups'].items()}
-        site._durations = progress_mod.Durations.from_dict(
+        site.durations = progress_mod.Durations.from_dict(
             data.get('durations'))
         return site

@@ -116,8 +116,8 @@ class TestSteeringCrash(test_crash_resume.SplitServiceTestCase):
         survivor = [h for h in self.conductors if h != owner][0]
         self.assertEqual(survivor, final['conductor'])
         g3 = final['report']['groups']['g3']
-        self.assertEqual(('failed', 'aborted'), (g3['status'],
-                                                  g3['reason']))
+        self.assertEqual(('failed', 'aborted'),
+                         (g3['status'], g3['reason']))
         for i in range(NODES_PER_GROUP):
             self.assertEqual('not_started',
                              final['report']['nodes']['g3-n%d' % i])

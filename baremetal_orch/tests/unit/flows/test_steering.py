@@ -49,12 +49,10 @@ class SteeringTestCase(base.ApiTestCase):
         """``layout``: [(group, nodes, depends_on)]."""
         for name, count, _deps in layout:
             for i in range(count):
+                info = dict(driver_info, fake_duration=self.duration)
                 self.post('/v1/nodes', {
                     'driver': 'fake', 'name': '%s-%d' % (name, i),
-                    'tags': [name],
-                    'driver_info': dict(driver_info,
-                                        fake_duration=self.duration)},
-                    status=201)
+                    'tags': [name], 'driver_info': info}, status=201)
         self.post('/v1/deployment_strategies', strategy(
             [group(name, deps) for name, _count, deps in layout]),
             status=201)
@@ -156,9 +154,8 @@ class TestPauseResume(SteeringTestCase):
         self.make_site([('a', 1, ())])
         uuid = self.start()
         self.control(uuid, 'stop', status=400)
-        self.post('/v1/actions/%s/control' % uuid, {'verb': 'pause',
-                                                      'extra': 1},
-                  status=400)
+        self.post('/v1/actions/%s/control' % uuid,
+                  {'verb': 'pause', 'extra': 1}, status=400)
         self.control(uuid, 'pause', reason='x' * 256, status=400)
         self.post('/v1/actions/%s/control' % uuid, {}, status=400)
         self.control('not-a-uuid', 'pause', status=400)

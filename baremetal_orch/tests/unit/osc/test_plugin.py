@@ -225,7 +225,6 @@ class TestOpenStackShell(base.TestCase):
                          [r.path for r in self.http.request_history])
         self.assertEqual('baremetal-orchestration 1.0', self.sent_version())
 
-
     ACTION = '11111111-2222-3333-4444-555555555555'
 
     def test_pause(self):
