@@ -33,8 +33,10 @@ import re
 from oslo_utils import fixture as utils_fixture
 
 from baremetal_orch.common import context as orch_context
+from baremetal_orch.conductor import control
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.deployment import labels as labels_mod
+from baremetal_orch.flows import steering as steering_mod
 from baremetal_orch.notifications import base as notification
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
@@ -64,11 +66,16 @@ NODE_UUID = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
 PORT_UUID = '0c9a5a44-2b3e-4a4c-9f6e-0b1b5f6c7d8e'
 ACTION_UUID = '6f0a1f6e-5f3c-4a55-9d0f-6f5c1c7b2a10'
 TASK_UUID = '3d1f0c57-7a3b-4b8e-9b54-2e9f6c1d8a7f'
+LABELS_ACTION_UUID = '1262042e-721b-4d33-ac59-a8e3b0ee842d'
 DEPLOYMENT_UUIDS = ('2f4e6d8c-1a3b-4c5d-8e7f-9a0b1c2d3e4f',
                     '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d')
+#: The Keystone user who steers the action.
+OPERATOR_ID = '9b7e3a1c4d2f4e8a9c6b5d4e3f2a1b0c'
 
-_SECTION = re.compile(r'^(baremetal\.[a-z_]+\.[a-z_]+\.[a-z_]+)\n~+\n',
-                      re.M)
+# The event types are baremetal.*, and baremetal_orch.* for the controls
+# of an action (DESIGN section 12).
+_SECTION = re.compile(
+    r'^(baremetal(?:_orch)?\.[a-z_]+\.[a-z_]+\.[a-z_]+)\n~+\n', re.M)
 
 
 def parse_catalogue(text):
@@ -169,7 +176,8 @@ def emit_all(context):
     port.save()
     notify.crud(context, 'port', 'update', 'end', port)
 
-    # Conductor: provisioning, consoles, actions, groups, labels.
+    # Conductor: provisioning, consoles, actions, groups, controls,
+    # labels.
     notify.set_publisher(notify.CONDUCTOR_SERVICE, CONDUCTOR_HOST)
     provisioning.begin(context, node, 'manage')       # start
     provisioning.begin(context, node, 'done')         # end
@@ -224,6 +232,21 @@ def emit_all(context):
                              'nodes': ['cmp01', 'cmp02'],
                              'succeeded_nodes': ['cmp01'],
                              'failed_nodes': ['cmp02']})
+
+    # Controls, as the conductor takes them for POST
+    # /v1/actions/{uuid}/control, by an operator, while the action's flow
+    # runs here: the pause starts, the flow (nothing in flight) drains and
+    # pauses the action, then the resume starts and ends at once.
+    operator = orch_context.RequestContext(
+        user_id=OPERATOR_ID, project_id='admin', is_admin=True,
+        roles=['admin', 'reader', 'member'], system_scope='all')
+    with steering_mod.ActionSteering(context, action) as steering:
+        control.take(operator, ACTION_UUID, 'pause',
+                     reason='firmware 2.3 breaks the NICs of rack1')
+        steering.current()
+        control.take(operator, ACTION_UUID, 'resume')
+        steering.current()
+    action = action_obj.Action.get(context, ACTION_UUID)
     action.state = 'complete'
     action.result = 'success'
     action.finished_at = NOW
@@ -235,7 +258,7 @@ def emit_all(context):
     notify.action(context, action, 'error', exc=err)
 
     labels_action = action_obj.Action(
-        name='update_labels', state='running',
+        uuid=LABELS_ACTION_UUID, name='update_labels', state='running',
         parameters={'target_nodes': ['cmp01']})
     labels_action.create(context)
     notify.labels(context, labels_action, node, 'start')

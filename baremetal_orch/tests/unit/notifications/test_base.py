@@ -280,7 +280,7 @@ class TestEmit(base.TestCase):
 
 class TestCatalogue(base.TestCase):
     """The event types of the notifications specification and DESIGN
-    section 8, written out."""
+    sections 8 and 12, written out."""
 
     def test_all_event_types(self):
         expected = set()
@@ -300,11 +300,14 @@ class TestCatalogue(base.TestCase):
         add('action', 'run', 'start end error')
         add('deployment_group', 'prepare deploy', 'start end error')
         add('deployment', 'signal', 'success end error')
+        # DESIGN section 12 names the controls under the service's prefix.
+        expected.update(('baremetal_orch.action.control.start',
+                         'baremetal_orch.action.control.end'))
         self.assertEqual(sorted(expected), notification.all_event_types())
 
     def test_every_notification_class_has_a_payload_and_version(self):
         classes = notification.notification_classes()
-        self.assertEqual(10, len(classes))
+        self.assertEqual(11, len(classes))
         for cls in classes:
             self.assertIn('payload', cls.fields, cls.__name__)
             self.assertRegex(cls.VERSION, r'^\d+\.\d+$')

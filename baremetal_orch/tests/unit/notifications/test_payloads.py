@@ -209,6 +209,58 @@ class TestActionPayloads(base.TestCase):
         self.assertNotIn('report', data)
         self.assertNotIn('progress', data)
 
+    def test_action_control_payload(self):
+        action = self._action(state='pausing', control='pause',
+                              state_reason='bad firmware wave')
+        payload = action_payloads.ActionControlPayload(
+            action, 'pause', reason='bad firmware wave', requester='u1')
+        data = _data(payload)
+        self.assertEqual(
+            {'uuid', 'name', 'parameters', 'state', 'result', 'task_uuid',
+             'conductor', 'created_at', 'updated_at', 'started_at',
+             'finished_at', 'state_reason', 'verb', 'reason', 'requester'},
+            set(data))
+        self.assertEqual(
+            ('pause', 'bad firmware wave', 'u1', 'bad firmware wave',
+             'pausing'),
+            (data['verb'], data['reason'], data['requester'],
+             data['state_reason'], data['state']))
+        self.assertEqual('ds', data['parameters']['deployment_strategy'])
+        self.assertEqual('***', data['parameters']['auth']['password'])
+        self.assertNotIn('s3cr3t-pass', json.dumps(data))
+        # The action is not touched by the masking.
+        self.assertEqual('s3cr3t-pass',
+                         action.parameters['auth']['password'])
+        self.assertNotIn('control', data)
+        self.assertNotIn('report', data)
+        self.assertEqual([], payload.missing_fields())
+
+    def test_action_control_payload_without_reason(self):
+        action = self._action(state='running', control=None,
+                              state_reason=None)
+        data = _data(action_payloads.ActionControlPayload(action, 'resume'))
+        self.assertEqual(('resume', None, None, None),
+                         (data['verb'], data['reason'], data['requester'],
+                          data['state_reason']))
+
+    def test_action_control_primitive_is_the_objects(self):
+        # notify.action_control builds the primitive without the object:
+        # it must be what the object sends.
+        action = self._action(state='running', control='abort',
+                              state_reason='wrong site')
+        extra = {'verb': 'abort', 'reason': 'wrong site',
+                 'requester': 'u1'}
+        primitive = action_payloads.ActionControlPayload.primitive_of(
+            {'action': action}, extra)
+        expected = action_payloads.ActionControlPayload(
+            action, **extra).obj_to_primitive()
+        expected.pop('baremetal_orch_object.changes', None)
+        self.assertEqual(json.loads(json.dumps(expected)),
+                         json.loads(json.dumps(primitive)))
+        self.assertEqual(
+            '***', primitive['baremetal_orch_object.data']['parameters'][
+                'auth']['password'])
+
     def test_group_payload_counts_and_misses(self):
         # (report, nodes, succeeded, failed)
         table = [
@@ -278,6 +330,7 @@ class TestRoundTrip(base.TestCase):
                 make_node(), 'available', None, 'deploy'),
             node_payloads.NodeLabelsPayload(make_node(), action),
             action_payloads.ActionPayload(action),
+            action_payloads.ActionControlPayload(action, 'pause', 'r', 'u'),
             action_payloads.DeploymentGroupPayload(
                 action, 'g', 'prepare', {'status': 'running'}),
         ]

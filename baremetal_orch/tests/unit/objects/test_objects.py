@@ -27,7 +27,9 @@ from baremetal_orch.objects import base as obj_base
 from baremetal_orch.tests import base
 
 EXPECTED = {
-    'Action': '1.1-6b6d2886d896fbc873c52abfa192a71c',
+    'Action': '1.1-d77bef1318892f5988552fe4e98aa446',
+    'ActionControlNotification': '1.0-42f04812e94d86d4e1740df4c1d4a03d',
+    'ActionControlPayload': '1.0-a8e1261ce5510a6afa497a5cbec57f02',
     'ActionNotification': '1.0-2f39f6603d9c64c530e812758cd8dab5',
     'ActionPayload': '1.0-33c267e635399bf258989f819d577eb0',
     'Chassis': '1.0-bbf31720592f6dcc554c617f6249ebab',
