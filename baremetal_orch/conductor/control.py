@@ -84,8 +84,9 @@ def take(context, uuid, verb, reason=None):
                              requester=requester)
     notify.action_control(context, action, verb, 'start', reason=reason,
                           requester=requester)
-    if verb == control.RESUME:
-        # Nothing to wait for: the flow starts work again at once.
+    if verb == control.RESUME or new.state == action_obj.PAUSED:
+        # Nothing to wait for: the flow starts work again at once, or
+        # nothing was in flight (a pause of an action its windows hold).
         notify.action_control(context, action, verb, 'end', reason=reason,
                               requester=requester)
     steering.wake(uuid)
