@@ -245,3 +245,55 @@ class TestWindows(SteeringTestCase):
         self.control(uuid, 'resume')
         action = self.wait_state(uuid, *FINAL)
         self.assertEqual('complete', action['state'])
+
+
+class TestPausedTimeDoesNotCount(SteeringTestCase):
+
+    def test_a_pause_longer_than_the_phase_timeout(self):
+        # One node at a time, a stall timeout of 2 s, and a pause of 4 s
+        # in the middle of the prepare phase.
+        self.config(group='conductor', max_concurrent_nodes=1,
+                    prepare_timeout=2, deploy_timeout=2)
+        self.make_site([('a', 4, ())])
+        uuid = self.start()
+        self.wait_for(lambda: len(self.started(uuid)) >= 2, timeout=60)
+        self.control(uuid, 'pause')
+        self.wait_state(uuid, 'paused', *FINAL)
+        time.sleep(4)
+        self.control(uuid, 'resume')
+        action = self.wait_state(uuid, *FINAL)
+        self.assertEqual(('complete', 'success'),
+                         (action['state'], action['result']),
+                         action['report'])
+
+    def started(self, uuid):
+        return [t for t in dbapi.list_tasks(action_uuid=uuid, kind='node')
+                if t.started_at is not None]
+
+
+class TestProgress(SteeringTestCase):
+
+    def test_progress_and_eta(self):
+        self.make_site([('a', 4, ()), ('b', 2, ('a',))])
+        uuid = self.start()
+        first = self.action(uuid)['progress']
+        self.assertEqual({'prepare', 'deploy'}, set(first['phases']))
+        for phase in first['phases'].values():
+            self.assertEqual(6, sum(phase.values()), first)
+
+        def with_eta():
+            action = self.action(uuid)
+            if (action['progress'] or {}).get('eta') is not None:
+                return action
+            if action['state'] in FINAL:
+                return action
+        running = self.wait_for(with_eta, timeout=60)
+        self.assertEqual('running', running['state'], running['progress'])
+        self.assertGreater(running['progress']['eta'], 0)
+        final = self.wait_state(uuid, *FINAL)
+        self.assertEqual(
+            {'prepare': {'done': 6, 'failed': 0, 'in_flight': 0,
+                         'pending': 0},
+             'deploy': {'done': 6, 'failed': 0, 'in_flight': 0,
+                        'pending': 0}},
+            final['progress']['phases'])
