@@ -47,7 +47,7 @@ def held_nodes(action):
 
 def holder_of(node_uuid):
     """The active action (a row) that holds the node, or None."""
-    for action in dbapi.list_active_actions():
+    for action in dbapi.active_actions_mentioning(node_uuid):
         if node_uuid in held_nodes(action):
             return action
     return None
