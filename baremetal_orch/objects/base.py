@@ -11,11 +11,14 @@
 #    under the License.
 """Base of the versioned objects of baremetal_orch."""
 
+import contextlib
 import datetime
 
 from oslo_utils import strutils
 from oslo_versionedobjects import base as ovo_base
 from oslo_versionedobjects import fields as ovo_fields
+
+from baremetal_orch.db import api as dbapi
 
 
 class BaremetalOrchObjectRegistry(ovo_base.VersionedObjectRegistry):
@@ -40,6 +43,19 @@ class BaremetalOrchObject(ovo_base.VersionedObject,
 
     #: Fields that are not columns of the row and are set by _from_db_object.
     _extra_db_fields = ()
+
+    #: The name of the database API's row lock of this kind of object
+    #: (``locked_node``...), which :meth:`updating` holds.
+    _row_lock = None
+
+    @classmethod
+    @contextlib.contextmanager
+    def updating(cls, context, ident):
+        """The object, read again under its row lock, in a write
+        transaction that lasts the block: change and save it inside, and
+        no concurrent change is lost (a PATCH)."""
+        with getattr(dbapi, cls._row_lock)(ident):
+            yield cls.get(context, ident)
 
     @classmethod
     def _db_value(cls, db_obj, field):

@@ -11,7 +11,6 @@
 #    under the License.
 """The Chassis object."""
 
-import contextlib
 
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
@@ -31,18 +30,11 @@ class Chassis(base.BaremetalOrchObject):
     }
     fields.update(base.BaremetalOrchObject.fields)
 
+    _row_lock = 'locked_chassis'
+
     @classmethod
     def get(cls, context, uuid):
         return cls._from_db_object(context, cls(), dbapi.get_chassis(uuid))
-
-    @classmethod
-    @contextlib.contextmanager
-    def updating(cls, context, uuid):
-        """The chassis, read again under its row lock, in a write transaction
-        that lasts the block: change and save it inside, and no concurrent
-        change is lost (a PATCH)."""
-        with dbapi.locked_chassis(uuid):
-            yield cls.get(context, uuid)
 
     @classmethod
     def list(cls, context, limit=None, marker=None, sort_key=None,

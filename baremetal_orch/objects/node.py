@@ -11,7 +11,6 @@
 #    under the License.
 """The Node object."""
 
-import contextlib
 import datetime
 
 from baremetal_orch.db import api as dbapi
@@ -55,6 +54,8 @@ class Node(base.BaremetalOrchObject):
     }
     fields.update(base.BaremetalOrchObject.fields)
 
+    _row_lock = 'locked_node'
+
     @classmethod
     def _db_value(cls, db_obj, field):
         if isinstance(db_obj, dict):
@@ -73,15 +74,6 @@ class Node(base.BaremetalOrchObject):
         """A node by uuid or name."""
         return cls._from_db_object(context, cls(),
                                    dbapi.get_node_dict(ident))
-
-    @classmethod
-    @contextlib.contextmanager
-    def updating(cls, context, ident):
-        """The node, read again under its row lock, in a write transaction
-        that lasts the block: change and save it inside, and no concurrent
-        change is lost (a PATCH)."""
-        with dbapi.locked_node(ident):
-            yield cls.get(context, ident)
 
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,

@@ -11,7 +11,6 @@
 #    under the License.
 """The Port object."""
 
-import contextlib
 
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
@@ -35,6 +34,8 @@ class Port(base.BaremetalOrchObject):
     }
     fields.update(base.BaremetalOrchObject.fields)
 
+    _row_lock = 'locked_port'
+
     @classmethod
     def _db_value(cls, db_obj, field):
         if field == 'node_uuid':
@@ -44,15 +45,6 @@ class Port(base.BaremetalOrchObject):
     @classmethod
     def get(cls, context, uuid):
         return cls._from_db_object(context, cls(), dbapi.get_port(uuid))
-
-    @classmethod
-    @contextlib.contextmanager
-    def updating(cls, context, uuid):
-        """The port, read again under its row lock, in a write transaction
-        that lasts the block: change and save it inside, and no concurrent
-        change is lost (a PATCH)."""
-        with dbapi.locked_port(uuid):
-            yield cls.get(context, uuid)
 
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,

@@ -11,7 +11,6 @@
 #    under the License.
 """The Service object: one conductor service and its heartbeat."""
 
-import contextlib
 
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
@@ -36,17 +35,11 @@ class Service(base.BaremetalOrchObject):
     }
     fields.update(base.BaremetalOrchObject.fields)
 
+    _row_lock = 'locked_service'
+
     @classmethod
     def get(cls, context, host):
         return cls._from_db_object(context, cls(), dbapi.get_service(host))
-
-    @classmethod
-    @contextlib.contextmanager
-    def updating(cls, context, host):
-        """The service, read again under its row lock, in a write
-        transaction that lasts the block (see Node.updating)."""
-        with dbapi.locked_service(host):
-            yield cls.get(context, host)
 
     @classmethod
     def list(cls, context):

@@ -271,6 +271,22 @@ def writer():
     return _mode('write', _facade().writer.using(_CONTEXT))
 
 
+@contextlib.contextmanager
+def locked_row(get_row, ident):
+    """A write transaction that holds the row lock of what ``get_row``
+    finds (SELECT ... FOR UPDATE; on sqlite the write lock) for the whole
+    block: a read-modify-write inside it (a PATCH) is one transaction, and
+    a concurrent one waits for it rather than overwrite it. Reads and
+    writes through the database API inside the block join it.
+
+    :param get_row: ``get_row(session, ident, lock=True)``, raising the
+        resource's NotFound.
+    """
+    with writer() as session:
+        get_row(session, ident, lock=True)
+        yield
+
+
 def heartbeat_is_stale(host, timeout):
     """A clause, true while ``host`` has no fresh heartbeat: a conductor
     takes another's work over in the same statement that checks it is

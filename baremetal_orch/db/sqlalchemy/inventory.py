@@ -11,7 +11,6 @@
 #    under the License.
 """Nodes, ports and chassis."""
 
-import contextlib
 
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
@@ -58,29 +57,17 @@ def _get_node(session, ident, lock=False):
     return node
 
 
-@contextlib.contextmanager
-def _locked(get_row, ident):
-    """A write transaction that holds the row lock of what ``get_row``
-    finds (SELECT ... FOR UPDATE; on sqlite the write lock) for the whole
-    block: a read-modify-write inside it (a PATCH) is one transaction, and
-    a concurrent one waits for it rather than overwrite it. Reads and
-    writes through the database API inside the block join it."""
-    with api.writer() as session:
-        get_row(session, ident, lock=True)
-        yield
-
-
 def locked_node(ident):
-    """:func:`_locked` of the node ``ident`` (uuid or name)."""
-    return _locked(_get_node, ident)
+    """:func:`~.api.locked_row` of the node ``ident`` (uuid or name)."""
+    return api.locked_row(_get_node, ident)
 
 
 def locked_port(uuid):
-    return _locked(_get_port, uuid)
+    return api.locked_row(_get_port, uuid)
 
 
 def locked_chassis(uuid):
-    return _locked(_get_chassis, uuid)
+    return api.locked_row(_get_chassis, uuid)
 
 
 def get_node(ident):

@@ -11,7 +11,6 @@
 #    under the License.
 """Conductor service records and their heartbeats."""
 
-import contextlib
 import datetime
 
 from oslo_utils import timeutils
@@ -57,13 +56,9 @@ def _get_service(session, host, lock=False):
     return svc
 
 
-@contextlib.contextmanager
 def locked_service(host):
-    """A write transaction holding the service's row lock for the block
-    (see inventory.locked_node)."""
-    with api.writer() as session:
-        _get_service(session, host, lock=True)
-        yield
+    """:func:`~.api.locked_row` of the service ``host``."""
+    return api.locked_row(_get_service, host)
 
 
 def get_service(host):
