@@ -151,16 +151,35 @@ class BaremetalOrchClient(_JsonClient):
         return self._call('POST', '/v1/actions', body,
                           expect=200 if dry_run else 201)
 
+    def control_action(self, uuid, verb, reason=None):
+        """``POST /v1/actions/{uuid}/control``: ``pause``, ``resume`` or
+        ``abort`` a running action; 202 and the action."""
+        body = {'verb': verb}
+        if reason is not None:
+            body['reason'] = reason
+        return self._call('POST', '/v1/actions/%s/control' % uuid, body,
+                          expect=202)
+
+    def retry_action(self, uuid):
+        """``POST /v1/actions`` ``retry``: an ended site action's failed
+        and never-started nodes again; 201 and the new action."""
+        return self.create_action('retry', {'action': uuid})
+
     def show_task_tree(self, uuid):
         return self.show('tasks', uuid, tree='true')
 
     def wait_for_action(self, uuid, timeout=None):
         """Poll the action until it ends; return its document."""
+        return self.wait_for_action_state(uuid, ACTION_DONE, timeout)
+
+    def wait_for_action_state(self, uuid, states, timeout=None):
+        """Poll the action until its state is one of ``states`` or it
+        ends; return its document (the caller checks which)."""
         timeout = timeout or self.build_timeout
         deadline = time.monotonic() + timeout
         while True:
             _, action = self.show('actions', uuid)
-            if action['state'] in ACTION_DONE:
+            if action['state'] in tuple(states) + ACTION_DONE:
                 return action
             if time.monotonic() > deadline:
                 raise TimeoutException(

@@ -97,10 +97,17 @@ def v1_routes(root=None):
     Walks :class:`~baremetal_orch.api.controllers.v1.V1Controller`: the
     exposed REST methods of each controller (a method with one more
     positional argument than its parents' identifiers takes its own
-    ``/{}``), its ``_custom_actions`` and its sub-controllers (reached
+    ``/{}``), its ``_custom_actions`` (the same rule: ``/{}/<action>``
+    when the method takes its own identifier, as
+    ``POST /v1/actions/{uuid}/control``) and its sub-controllers (reached
     under the parent's ``/{}``).
     """
     routes = set()
+
+    def takes_own_ident(func, depth):
+        params = [p for p in inspect.signature(func).parameters.values()
+                  if p.kind == p.POSITIONAL_OR_KEYWORD][1:]
+        return len(params) > depth
 
     def walk(controller, prefix, depth):
         cls = type(controller)
@@ -109,14 +116,13 @@ def v1_routes(root=None):
             if not getattr(func, 'exposed', False):
                 continue
             if own_ident is None:
-                params = [
-                    p for p in inspect.signature(func).parameters.values()
-                    if p.kind == p.POSITIONAL_OR_KEYWORD][1:]
-                own_ident = len(params) > depth
+                own_ident = takes_own_ident(func, depth)
             routes.add((verb, prefix + ('/{}' if own_ident else '')))
         for action, verbs in getattr(cls, '_custom_actions', {}).items():
+            own = takes_own_ident(getattr(cls, action), depth)
             for verb in verbs:
-                routes.add((verb.upper(), '%s/%s' % (prefix, action)))
+                routes.add((verb.upper(), '%s%s/%s' % (
+                    prefix, '/{}' if own else '', action)))
         for name in sorted(vars(cls)):
             child = vars(cls)[name]
             if name.startswith('_') or not isinstance(
@@ -146,9 +152,11 @@ class TestRbacMatrixData(unit_base.TestCase):
                       'GET /v1/nodes/{ident}/states',
                       'POST /v1/nodes/filter',
                       'POST /v1/signals/{deployment_uuid}',
-                      'GET /v1/tasks/{uuid}'):
+                      'GET /v1/tasks/{uuid}',
+                      'POST /v1/actions/{uuid}/control'):
             self.assertIn(normalize(route), routes)
         self.assertNotIn(('POST', '/v1/nodes/{}'), routes)
+        self.assertNotIn(('POST', '/v1/actions/control'), routes)
         self.assertNotIn(('GET', '/v1/tasks'), routes)
 
     def test_every_route_has_a_row(self):
