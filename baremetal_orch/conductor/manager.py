@@ -161,6 +161,7 @@ class ConductorManager:
 
     # Node states -----------------------------------------------------------
 
+    @messaging.expected_exceptions(exception.BaremetalOrchException)
     def do_provisioning_action(self, context, node_uuid, target):
         """PUT /v1/nodes/{ident}/states/provision: validate and lock now,
         run the driver in the background."""
@@ -191,6 +192,7 @@ class ConductorManager:
         finally:
             task.release()
 
+    @messaging.expected_exceptions(exception.BaremetalOrchException)
     def set_maintenance(self, context, node_uuid, enabled, reason=None):
         with taskmanager.acquire(context, node_uuid, self.host,
                                  purpose='maintenance') as task:
@@ -201,6 +203,7 @@ class ConductorManager:
             node.save()
             return node
 
+    @messaging.expected_exceptions(exception.BaremetalOrchException)
     def set_console(self, context, node_uuid, enabled):
         with taskmanager.acquire(context, node_uuid, self.host,
                                  purpose='console') as task:
@@ -249,6 +252,7 @@ class ConductorManager:
 
     # Actions ---------------------------------------------------------------
 
+    @messaging.expected_exceptions(exception.BaremetalOrchException)
     def admit_action(self, context, uuid, name, parameters, dry_run=False):
         """POST /v1/actions: check, create and start an action.
 
@@ -295,6 +299,7 @@ class ConductorManager:
                 swept.append(action.uuid)
         return swept
 
+    @messaging.expected_exceptions(exception.BaremetalOrchException)
     def control_action(self, context, uuid, verb, reason=None):
         """POST /v1/actions/{uuid}/control: pause, resume or abort."""
         return control.take(context, uuid, verb, reason)

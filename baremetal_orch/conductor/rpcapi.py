@@ -107,9 +107,19 @@ class ConductorAPI:
             raise exception.NoConductorAvailable(what='this request')
         return manager
 
+    @staticmethod
+    def _in_process(manager, method, context, kwargs):
+        """A call handed to the conductor of this process: the errors
+        its endpoints declare expected (which the RPC server unwraps) are
+        raised as themselves."""
+        try:
+            return getattr(manager, method)(context, **kwargs)
+        except messaging.ExpectedException as e:
+            raise e.exc_info[1].with_traceback(e.exc_info[2])
+
     def _call(self, context, host, method, version=None, **kwargs):
         if self._client is None:
-            return getattr(self._local(), method)(context, **kwargs)
+            return self._in_process(self._local(), method, context, kwargs)
         target = {'server': host, 'retry': CALL_RETRY}
         if version:
             target['version'] = version
@@ -132,9 +142,9 @@ class ConductorAPI:
 
     def _cast(self, context, host, method, version=None, **kwargs):
         if self._client is None:
-            return getattr(self._local(), method)(context, **kwargs)
+            return self._in_process(self._local(), method, context, kwargs)
         if self.runs_here(host):
-            return getattr(self._own, method)(context, **kwargs)
+            return self._in_process(self._own, method, context, kwargs)
         target = {'server': host}
         if version:
             target['version'] = version

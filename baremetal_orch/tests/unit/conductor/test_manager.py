@@ -15,6 +15,7 @@ import threading
 from unittest import mock
 
 import fixtures
+import oslo_messaging as messaging
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
@@ -33,6 +34,15 @@ class ManagerTestCase(base.ConductorTestCase):
 
     def node(self, name='n1', **kw):
         return self.create_node(name=name, **kw)
+
+    def assertRefused(self, exc_class, endpoint, *args, **kwargs):
+        """An error the conductor's RPC endpoint declares expected: the
+        RPC server sends it back as itself, without a traceback in the
+        conductor's log."""
+        e = self.assertRaises(messaging.ExpectedException, endpoint,
+                              *args, **kwargs)
+        self.assertIsInstance(e.exc_info[1], exc_class)
+        return e.exc_info[1]
 
     def state_is(self, ident, state):
         def check():
@@ -74,18 +84,18 @@ class TestProvisioning(ManagerTestCase):
                              (now.provision_state,
                               now.target_provision_state, now.reservation))
             # The lock is held: a second request is refused.
-            self.assertRaises(exception.NodeLocked,
-                              self.manager.set_maintenance, self.ctx,
-                              node.uuid, True)
+            self.assertRefused(exception.NodeLocked,
+                               self.manager.set_maintenance, self.ctx,
+                               node.uuid, True)
             release.set()
             got = self.wait_for(self.state_is(node.uuid, 'active'))
         self.assertIsNone(got.target_provision_state)
 
     def test_illegal_transition(self):
         node = self.node()
-        e = self.assertRaises(exception.InvalidStateRequested,
-                              self.manager.do_provisioning_action,
-                              self.ctx, node.uuid, 'active')
+        e = self.assertRefused(exception.InvalidStateRequested,
+                               self.manager.do_provisioning_action,
+                               self.ctx, node.uuid, 'active')
         self.assertIn('enroll', str(e))
         got = dbapi.get_node(node.uuid)
         self.assertEqual('enroll', got.provision_state)
@@ -93,16 +103,16 @@ class TestProvisioning(ManagerTestCase):
 
     def test_unknown_target(self):
         node = self.node()
-        self.assertRaises(exception.InvalidParameterValue,
-                          self.manager.do_provisioning_action,
-                          self.ctx, node.uuid, 'rebuild')
+        self.assertRefused(exception.InvalidParameterValue,
+                           self.manager.do_provisioning_action,
+                           self.ctx, node.uuid, 'rebuild')
 
     def test_locked_node(self):
         node = self.node()
         dbapi.reserve_node(node.uuid, 'someone-else')
-        e = self.assertRaises(exception.NodeLocked,
-                              self.manager.do_provisioning_action,
-                              self.ctx, node.uuid, 'manage')
+        e = self.assertRefused(exception.NodeLocked,
+                               self.manager.do_provisioning_action,
+                               self.ctx, node.uuid, 'manage')
         self.assertIn('someone-else', str(e))
         got = dbapi.get_node(node.uuid)
         self.assertEqual(('enroll', 'someone-else'),
@@ -110,9 +120,9 @@ class TestProvisioning(ManagerTestCase):
 
     def test_invalid_driver_info_refused_before_any_change(self):
         node = self.node(driver_info={'fake_fail_phase': 'lunch'})
-        self.assertRaises(exception.InvalidParameterValue,
-                          self.manager.do_provisioning_action,
-                          self.ctx, node.uuid, 'manage')
+        self.assertRefused(exception.InvalidParameterValue,
+                           self.manager.do_provisioning_action,
+                           self.ctx, node.uuid, 'manage')
         got = dbapi.get_node(node.uuid)
         self.assertEqual(('enroll', None),
                          (got.provision_state, got.reservation))
@@ -214,8 +224,8 @@ class TestMaintenanceConsole(ManagerTestCase):
     def test_maintenance_locked(self):
         node = self.node()
         dbapi.reserve_node(node.uuid, 'other')
-        self.assertRaises(exception.NodeLocked, self.manager.set_maintenance,
-                          self.ctx, node.uuid, True)
+        self.assertRefused(exception.NodeLocked, self.manager.set_maintenance,
+                           self.ctx, node.uuid, True)
         self.assertFalse(dbapi.get_node(node.uuid).maintenance)
 
     def test_console(self):
@@ -232,9 +242,9 @@ class TestMaintenanceConsole(ManagerTestCase):
         error = exception.DriverError(node='n1', reason='x')
         with mock.patch.object(fake.FakeDriver, 'set_console',
                                autospec=True, side_effect=error):
-            self.assertRaises(exception.DriverError,
-                              self.manager.set_console, self.ctx, node.uuid,
-                              True)
+            self.assertRefused(exception.DriverError,
+                               self.manager.set_console, self.ctx, node.uuid,
+                               True)
         row = dbapi.get_node(node.uuid)
         self.assertEqual((False, None), (row.console_enabled,
                                          row.reservation))
