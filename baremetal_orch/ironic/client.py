@@ -210,7 +210,8 @@ class IronicClient:
     def _proxy(self):
         return self.connection.baremetal
 
-    def _request(self, method, path, retry=True, resend=True, **kwargs):
+    def _request(self, method, path, retry=True, resend=True, settled=None,
+                 **kwargs):
         """Send one request to Ironic; return the response.
 
         :param retry: whether a locked node is worth retrying, and an
@@ -224,7 +225,7 @@ class IronicClient:
         return retries.call(
             lambda: self._send(method, path, **kwargs), self._opts,
             self.outage, sleep=self._sleep, clock=self._clock, retry=retry,
-            resend=resend)
+            resend=resend, settled=settled)
 
     #: The error of a request Ironic did not answer for ``seconds``.
     unreachable = staticmethod(retries.unreachable)
@@ -378,12 +379,15 @@ class IronicClient:
     # --- actions ------------------------------------------------------------
 
     def set_provision_state(self, uuid, target, microversion=None,
-                            **kwargs):
+                            settled=None, **kwargs):
         """Ask Ironic to move a node (``manage``, ``provide``, ``active``,
         ``abort``...).
 
         :param microversion: the least microversion the request needs
             (the client's own when it is newer).
+        :param settled: what to ask after a lost answer instead of
+            sending the request blind again (:func:`.retries.call`).
+        :returns: True once Ironic took it, or what ``settled`` answered.
         :param kwargs: further members of the request body
             (``configdrive``, ``deploy_steps``, ``clean_steps``).
         """
@@ -395,10 +399,12 @@ class IronicClient:
                 _version_tuple(microversion)):
             version = microversion
         body = dict(kwargs, target=target)
-        # Never sent blind twice: after a lost answer, the caller reads
+        # Never sent blind twice: after a lost answer, ``settled`` reads
         # the node to learn whether Ironic took it.
-        self._request('PUT', '/nodes/%s/states/provision' % uuid, json=body,
-                      microversion=version, resend=False)
+        response = self._request(
+            'PUT', '/nodes/%s/states/provision' % uuid, json=body,
+            microversion=version, resend=False, settled=settled)
+        return response if isinstance(response, bool) else True
 
     def patch_node(self, uuid, patch, retry=True):
         """Apply an RFC 6902 JSON patch to a node; return the node."""

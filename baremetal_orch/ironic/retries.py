@@ -92,15 +92,28 @@ def unreachable(exc, seconds):
 class _Policy:
     """The decisions of one request's retries (tenacity's callbacks)."""
 
-    def __init__(self, opts, outage, clock, retry, resend):
+    def __init__(self, opts, outage, clock, sleep, retry, resend, settled):
         self.opts = opts
         self.outage = outage
         self.clock = clock
+        self.sleep = sleep
         self.retry = retry
         self.resend = resend
+        self.settled = settled
         self.locked = self.outages = 0
         self.first = self.spent = None
         self.delay = 0.0
+        #: ``(value,)`` once ``settled`` answered for the request.
+        self.result = None
+
+    def _settle(self):
+        """Ask ``settled`` whether the request took effect after its
+        answer was lost; True when it answered (the result is kept)."""
+        value = self.settled()
+        if value is None:
+            return False
+        self.result = (value,)
+        return True
 
     def again(self, exc):
         """Whether to send the request again after ``exc``."""
@@ -119,10 +132,14 @@ class _Policy:
                      self.locked, exc)
             return True
         if not exc.outage:
+            # Ironic's word; after a lost answer it may be about the
+            # request it already took (a state that moved on).
+            if self.first is not None and self.settled is not None:
+                self._settle()
             return False
         if not exc.answered:
             self.outage.failed(exc)
-        if not self.resend:
+        if not self.resend and self.settled is None:
             return False
         now = self.clock()
         self.first = now if self.first is None else self.first
@@ -131,30 +148,46 @@ class _Policy:
             return False
         self.outages += 1
         self.delay = outage_mod.backoff(self.outages)
+        if self.settled is not None:
+            # Never sent blind twice: wait, then ask what became of it.
+            self.sleep(self.delay)
+            self.delay = 0.0
+            if self._settle():
+                return False
         return True
 
     def wait(self, _retry_state):
         return self.delay
 
 
-def call(send, opts, outage, sleep, clock, retry=True, resend=True):
+def call(send, opts, outage, sleep, clock, retry=True, resend=True,
+         settled=None):
     """``send()`` with the retries its failures deserve.
 
     :param opts: the ``[ironic]`` options.
     :param outage: the endpoint's :class:`~.outage.Outage`.
     :param retry: whether to retry at all.
-    :param resend: whether the request may be sent again after its
+    :param resend: whether the request may be sent again blind after its
         answer was lost.
+    :param settled: for a request that must not be sent blind twice (a
+        provision state change): ``settled()`` is asked, after a lost
+        answer and its back-off, what became of the request -- None when
+        it did not take effect (it is sent again), else the value
+        :func:`call` returns. It is asked too when, after a lost answer,
+        Ironic refuses the request (it may have taken the first).
+    :returns: the response, or what ``settled`` answered.
     :raises: IronicRequestFailed; IronicUnreachable once
         ``[ironic]outage_tolerance`` is spent.
     """
-    policy = _Policy(opts, outage, clock, retry, resend)
+    policy = _Policy(opts, outage, clock, sleep, retry, resend, settled)
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(policy.again), wait=policy.wait,
         sleep=sleep, reraise=True)
     try:
         response = retrying(send)
     except IronicRequestFailed as exc:
+        if policy.result is not None:
+            return policy.result[0]
         if policy.spent is not None:
             raise unreachable(exc, policy.spent) from exc
         raise

@@ -229,33 +229,20 @@ class IronicDriver(base.ProvisioningDriver):
         :raises: ProvisioningFailed with Ironic's answer, or once
             ``[ironic]outage_tolerance`` is spent.
         """
-        client = self.client
-        first = None
-        tries = 0
-        while True:
-            try:
-                client.set_provision_state(node.ironic_uuid, target,
-                                           **kwargs)
-                return True
-            except ironic_client.IronicRequestFailed as exc:
-                if exc.busy:
-                    return False
-                if first is not None and self._took(node, before):
-                    return True
-                if not exc.outage:
-                    raise exception.ProvisioningFailed(
-                        node=node.ident, reason='Ironic refused %s: %s' % (
-                            target, exc.details))
-                now = client._clock()
-                first = now if first is None else first
-                if now - first >= self._conf.ironic.outage_tolerance:
-                    raise exception.ProvisioningFailed(
-                        node=node.ident, reason=client.unreachable(
-                            exc, now - first).message)
-                tries += 1
-                client._sleep(outage.backoff(tries))
-                if self._took(node, before):
-                    return True
+        def settled():
+            return True if self._took(node, before) else None
+        try:
+            return self.client.set_provision_state(
+                node.ironic_uuid, target, settled=settled, **kwargs)
+        except ironic_client.IronicRequestFailed as exc:
+            if exc.busy:
+                return False
+            if exc.outage:
+                raise exception.ProvisioningFailed(node=node.ident,
+                                                   reason=exc.message)
+            raise exception.ProvisioningFailed(
+                node=node.ident, reason='Ironic refused %s: %s' % (
+                    target, exc.details))
 
     def _took(self, node, before):
         """Whether Ironic took a provision request whose answer was lost
@@ -415,34 +402,26 @@ class IronicDriver(base.ProvisioningDriver):
         LOG.info('Node %(node)s: Ironic node %(uuid)s in %(state)s -> '
                  'abort', {'node': node.ident, 'uuid': node.ironic_uuid,
                            'state': state})
-        first = None
-        tries = 0
-        while True:
-            try:
-                client.set_provision_state(node.ironic_uuid, ABORT,
-                                           microversion=version)
-                return True
-            except ironic_client.IronicRequestFailed as exc:
-                if exc.status_code in ABORT_REFUSED:
-                    LOG.info('Node %(node)s: Ironic did not abort it: '
-                             '%(error)s', {'node': node.ident,
-                                           'error': exc.details})
-                    return False
-                if not exc.outage:
-                    raise exception.DriverError(
-                        node=node.ident, reason='Ironic refused abort: %s'
-                        % exc.details)
-                now = client._clock()
-                first = now if first is None else first
-                if now - first >= self._conf.ironic.outage_tolerance:
-                    raise exception.DriverError(
-                        node=node.ident, reason=client.unreachable(
-                            exc, now - first).message)
-                tries += 1
-                client._sleep(outage.backoff(tries))
-                now_state = self._state(node)
-                if now_state != state:
-                    return now_state == aborted
+
+        def settled():
+            now_state = self._state(node)
+            return None if now_state == state else now_state == aborted
+        try:
+            return client.set_provision_state(
+                node.ironic_uuid, ABORT, microversion=version,
+                settled=settled)
+        except ironic_client.IronicRequestFailed as exc:
+            if exc.status_code in ABORT_REFUSED:
+                LOG.info('Node %(node)s: Ironic did not abort it: '
+                         '%(error)s', {'node': node.ident,
+                                       'error': exc.details})
+                return False
+            if exc.outage:
+                raise exception.DriverError(node=node.ident,
+                                            reason=exc.message)
+            raise exception.DriverError(
+                node=node.ident, reason='Ironic refused abort: %s'
+                % exc.details)
 
     def _state(self, node):
         """The node's provision state in Ironic (the read rides out an
