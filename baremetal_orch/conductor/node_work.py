@@ -189,8 +189,10 @@ class NodeWork:
         for name, same in by_driver.items():
             try:
                 driver = drivers.get_driver(name)
-            except Exception:
-                continue  # its nodes fail their validation
+            except exception.InvalidParameterValue as e:
+                # Its nodes fail their validation, which says why.
+                LOG.debug('No outage watch for driver %s: %s', name, e)
+                continue
             stack.enter_context(driver.outages(action_uuid, same, (
                 functools.partial(event_obj.ironic_outage, action_uuid))))
         return stack
