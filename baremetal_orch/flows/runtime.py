@@ -127,11 +127,17 @@ class SiteRuntime:
         self._live = {}
         self._live_lock = threading.Lock()
         self._saved_at = time.monotonic()
+        #: (when, what) of the last progress summary computed.
+        self._summary_at = None
 
     # Checkpoints -----------------------------------------------------------
 
-    def checkpoint(self):
+    def checkpoint(self, fresh=False):
         """Save the rules' state and the report (resumable, visible).
+
+        The progress summary (nodes per phase, ETA) is computed again at
+        most every :attr:`SUMMARY_INTERVAL` seconds, or now with
+        ``fresh`` (the action's end).
 
         Each caller saves a snapshot taken under the save lock, unless it
         equals the last one saved: of the groups of a layer that end
@@ -143,7 +149,7 @@ class SiteRuntime:
             values = {'progress': {'held_nodes': self.held_nodes,
                                    'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks,
-                                   'summary': self.summary()},
+                                   'summary': self._summary(fresh)},
                       'report': self.site.report()}
             self._saved_at = time.monotonic()
             if values != self._last:
@@ -153,6 +159,16 @@ class SiteRuntime:
     #: Seconds between two checkpoints a running phase writes for its
     #: progress (the phases' ends write theirs at once).
     PROGRESS_INTERVAL = 5.0
+
+    #: Seconds a computed progress summary is written again as it is.
+    SUMMARY_INTERVAL = 1.0
+
+    def _summary(self, fresh):
+        now = time.monotonic()
+        if (fresh or self._summary_at is None or
+                now - self._summary_at[0] >= self.SUMMARY_INTERVAL):
+            self._summary_at = (now, self.summary())
+        return self._summary_at[1]
 
     def summary(self):
         """The action's public progress: nodes per phase, the ETA."""

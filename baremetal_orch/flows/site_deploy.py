@@ -186,18 +186,18 @@ def begin(context, action, host, dispatcher, site=None):
     action.task_uuid = root
     action.started_at = now
     action.conductor = host
+    runtime = runtime_mod.SiteRuntime(context, action, site, dispatcher,
+                                      group_tasks, root)
+    # The progress is shown from the start, also of an action paused
+    # before its first group.
     action.progress = dict(progress, site=site.to_dict(),
-                           group_tasks=group_tasks)
+                           group_tasks=group_tasks,
+                           summary=runtime.summary())
     action.report = site.report()
     action.save()
     event_obj.action_started(action, groups=len(plan),
                              nodes=len(site.tracker.statuses()))
     notify.action(context, action, 'start')
-    runtime = runtime_mod.SiteRuntime(context, action, site, dispatcher,
-                                      group_tasks, root)
-    # The progress is shown from the start, also of an action paused
-    # before its first group.
-    runtime.checkpoint()
     return runtime
 
 
@@ -220,7 +220,7 @@ def finish(runtime, error=None):
         state, result = action_obj.FAILED, statuses.FAILED
     elif aborted:
         state, result = action_obj.CANCELLED, statuses.FAILED
-    runtime.checkpoint()
+    runtime.checkpoint(fresh=True)
     now = timeutils.utcnow()
     dbapi.update_task(runtime.root_task, {
         'status': (statuses.SUCCESS if state == action_obj.COMPLETE
