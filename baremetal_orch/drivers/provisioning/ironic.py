@@ -103,6 +103,9 @@ RESCUEWAIT = 'rescue wait'
 CLEANING_STATES = ('cleaning', CLEANWAIT)
 DEPLOYING_STATES = ('deploying', DEPLOYWAIT)
 DELETING_STATES = ('deleting',)
+#: Failure states Ironic leaves by ``manage`` only: ``provide`` of a node
+#: in one manages it first.
+MANAGE_FIRST = ('clean failed', 'inspect failed')
 
 #: The provision verb that stops a wait.
 ABORT = 'abort'
@@ -290,6 +293,7 @@ class IronicDriver(base.ProvisioningDriver):
         self._move(node, 'manage', MANAGEABLE, timeout, on_state, state)
 
     def provide(self, node, timeout, on_state=None):
+        watch = timeutils.StopWatch(duration=timeout).start()
         inode = self._ironic_node(node)
         state = inode['provision_state']
         if state == AVAILABLE:
@@ -297,7 +301,14 @@ class IronicDriver(base.ProvisioningDriver):
         if state in CLEANING_STATES:
             self._wait(node, AVAILABLE, timeout, on_state, 'provide')
             return
-        self._move(node, 'provide', AVAILABLE, timeout, on_state, state)
+        if state in MANAGE_FIRST:
+            # Ironic provides a manageable node only.
+            self._move(node, 'manage', MANAGEABLE, self._left(watch),
+                       on_state, state)
+            state = MANAGEABLE
+        # The time queued for Ironic's cleaning limit is not counted.
+        self._move(node, 'provide', AVAILABLE, self._left(watch), on_state,
+                   state)
 
     def prepare(self, node, timeout, on_state=None):
         watch = timeutils.StopWatch(duration=timeout).start()
@@ -309,7 +320,7 @@ class IronicDriver(base.ProvisioningDriver):
             self._wait(node, MANAGEABLE, self._left(watch), on_state,
                        'manage')
             state = MANAGEABLE
-        elif state in (ENROLL, 'clean failed', 'inspect failed'):
+        elif state in (ENROLL,) + MANAGE_FIRST:
             self._move(node, 'manage', MANAGEABLE, self._left(watch),
                        on_state, state)
             state = MANAGEABLE

@@ -105,6 +105,16 @@ class TestPrepare(DriverTestCase):
         self.assertIn('deploying', str(exc))
         self.assertEqual([], self.ironic.provision_calls())
 
+    def test_provide_manages_a_failed_node_first(self):
+        # The conductor retries a node that failed cleaning with provide
+        # (clean failed -> cleaning); Ironic provides a manageable node
+        # only.
+        inode, node = self.add('clean failed')
+        self.driver.provide(node, 10)
+        self.assertEqual(['manage', 'provide'],
+                         self.ironic.provision_calls(inode['uuid']))
+        self.assertEqual('available', inode['provision_state'])
+
     def test_manage_and_provide_alone(self):
         inode, node = self.add('enroll')
         self.driver.manage(node, 10)
