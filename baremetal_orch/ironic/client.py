@@ -426,7 +426,7 @@ class IronicClient:
                       json={'enabled': bool(enabled)})
 
     def wait_for_state(self, uuid, states, timeout, fail_states=(),
-                       on_state=None, label=None):
+                       label=None):
         """Poll a node until its provision state is one of ``states``.
 
         Looks every ``[ironic]poll_interval`` seconds until a deadline;
@@ -438,7 +438,6 @@ class IronicClient:
         :param states: provision states that end the wait.
         :param timeout: seconds allowed.
         :param fail_states: provision states that mean failure.
-        :param on_state: optional callable(state) told each new state seen.
         :param label: how to name the node in errors (default: uuid).
         :returns: the node dict in its final state.
         :raises: ProvisioningFailed with Ironic's ``last_error``;
@@ -452,16 +451,12 @@ class IronicClient:
         """
         label = label or uuid
         watch = timeutils.StopWatch(duration=timeout).start()
-        seen = since = None
+        since = None
         self.poller.register(uuid)
         try:
             while True:
                 node, since = self.poller.node(uuid, since)
                 state = node.get('provision_state')
-                if state != seen:
-                    seen = state
-                    if on_state is not None:
-                        on_state(state)
                 if state in states:
                     return node
                 if state in fail_states and (

@@ -33,28 +33,28 @@ class ProvisioningDriver(metaclass=abc.ABCMeta):
     #: Name of the entry point, as stored in the node's ``driver`` field.
     name = None
 
-    def manage(self, node, timeout, on_state=None):
-        """Bring the node to ``manageable`` (PUT states/provision manage)."""
-        raise NotImplementedError()
-
-    def provide(self, node, timeout, on_state=None):
-        """Bring a manageable node to ``available``."""
-        raise NotImplementedError()
-
     @abc.abstractmethod
-    def prepare(self, node, timeout, on_state=None):
-        """Bring the node to ``available`` (manage, then provide).
+    def manage(self, node, timeout):
+        """Bring the node to ``manageable`` (PUT states/provision manage).
 
-        Idempotent: a node already ``available`` returns at once.
+        The conductor's prepare phase calls it for a node in ``enroll``,
+        then :meth:`provide`.
 
-        :param timeout: seconds the whole phase may take.
-        :param on_state: optional callable(state) told each provision state
-            the node goes through, so the conductor can record progress.
+        :param timeout: seconds the call may take.
         :raises: ProvisioningFailed, ProvisioningTimeout, NodeNotInShard
         """
 
     @abc.abstractmethod
-    def deploy(self, node, instance_info, timeout, on_state=None):
+    def provide(self, node, timeout):
+        """Bring a manageable (or clean failed) node to ``available``.
+
+        Idempotent: a node already ``available`` returns at once.
+
+        :raises: ProvisioningFailed, ProvisioningTimeout, NodeNotInShard
+        """
+
+    @abc.abstractmethod
+    def deploy(self, node, instance_info, timeout):
         """Bring the node to ``active`` with the given instance info.
 
         Idempotent: a node already ``active`` returns at once.
@@ -65,14 +65,14 @@ class ProvisioningDriver(metaclass=abc.ABCMeta):
         """
 
     @abc.abstractmethod
-    def undeploy(self, node, timeout, on_state=None):
+    def undeploy(self, node, timeout):
         """Tear the node down back to ``available``."""
 
     def abort(self, node):
         """Stop the node's current step if the backend holds the node in a
         wait state it can abort (Ironic's ``wait call-back``, ``clean
         wait``, ``inspect wait``, ``rescue wait``); leave it alone
-        otherwise. Does not wait: the deploy or prepare waiting on the
+        otherwise. Does not wait: the deploy or provide waiting on the
         node then fails with the backend's reason.
 
         :returns: True when an abort was sent; False when the node was in

@@ -11,7 +11,8 @@
 #    under the License.
 """The fake provisioning driver: simulates a node in-process.
 
-Steered per node through ``driver_info``:
+Steered per node through ``driver_info`` (the ``prepare`` phase is the
+driver's ``provide``, the step of an action's prepare phase that works):
 
 * ``fake_fail_phase``: ``prepare`` or ``deploy`` makes that phase fail;
   ``console`` or ``maintenance`` makes setting the console or maintenance
@@ -110,9 +111,7 @@ class FakeDriver(base.ProvisioningDriver):
         with self._log_lock, open(path, 'a') as f:
             f.write(line + '\n')
 
-    def _work(self, node, phase, timeout, working, on_state):
-        if on_state:
-            on_state(working)
+    def _work(self, node, phase, timeout, working):
         if (node.driver_info or {}).get('fake_wait') == phase:
             self._hold(node, phase, timeout, working)
         duration = self._duration(node)
@@ -125,43 +124,24 @@ class FakeDriver(base.ProvisioningDriver):
             time.sleep(duration)
         self._fail_if_asked(node, phase)
 
-    def manage(self, node, timeout, on_state=None):
+    def manage(self, node, timeout):
         self._record(node, 'manage')
-        if on_state:
-            on_state(states.VERIFYING)
-        if on_state:
-            on_state(states.MANAGEABLE)
 
-    def provide(self, node, timeout, on_state=None):
+    def provide(self, node, timeout):
         self._record(node, 'provide')
-        self._work(node, 'prepare', timeout, states.CLEANING, on_state)
+        self._work(node, 'prepare', timeout, states.CLEANING)
         self._record(node, 'provide', 'end')
-        if on_state:
-            on_state(states.AVAILABLE)
 
-    def prepare(self, node, timeout, on_state=None):
-        if node.provision_state == states.AVAILABLE:
-            return
-        if node.provision_state in (states.ENROLL, states.VERIFYING):
-            self.manage(node, timeout, on_state)
-        self.provide(node, timeout, on_state)
-
-    def deploy(self, node, instance_info, timeout, on_state=None):
+    def deploy(self, node, instance_info, timeout):
         if node.provision_state == states.ACTIVE:
             return
         self._record(node, 'deploy')
         self._write_configdrive(node, instance_info)
-        self._work(node, 'deploy', timeout, states.DEPLOYING, on_state)
+        self._work(node, 'deploy', timeout, states.DEPLOYING)
         self._record(node, 'deploy', 'end')
-        if on_state:
-            on_state(states.ACTIVE)
 
-    def undeploy(self, node, timeout, on_state=None):
+    def undeploy(self, node, timeout):
         self._record(node, 'undeploy')
-        if on_state:
-            on_state(states.DELETING)
-            on_state(states.CLEANING)
-            on_state(states.AVAILABLE)
 
     # --- the wait abort() stops -------------------------------------------
 

@@ -22,8 +22,11 @@ scoped listing per poll shows them all; otherwise a GET of the node:
 =============  ============================================================
 action         Ironic calls, by the node's current provision state
 =============  ============================================================
-``prepare``    enroll: manage, provide; manageable: provide;
-               available or active: none. Waits for ``available``.
+``manage``     manageable: none; verifying: none, waits; otherwise
+               ``manage``. Waits for ``manageable``.
+``provide``    available: none; cleaning, clean wait: none, waits; clean
+               failed, inspect failed: ``manage``, then ``provide``;
+               otherwise ``provide``. Waits for ``available``.
 ``deploy``     active: none; available or deploy failed: JSON patch of
                ``instance_info`` when the node's own differs from Ironic's,
                then ``active`` with a config drive. Waits for ``active``.
@@ -88,7 +91,6 @@ from baremetal_orch.ironic import throttle
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-ENROLL = 'enroll'
 VERIFYING = 'verifying'
 MANAGEABLE = 'manageable'
 AVAILABLE = 'available'
@@ -103,6 +105,9 @@ RESCUEWAIT = 'rescue wait'
 CLEANING_STATES = ('cleaning', CLEANWAIT)
 DEPLOYING_STATES = ('deploying', DEPLOYWAIT)
 DELETING_STATES = ('deleting',)
+#: Failure states Ironic leaves by ``manage`` only: ``provide`` of a node
+#: in one manages it first.
+MANAGE_FIRST = ('clean failed', 'inspect failed')
 
 #: The provision verb that stops a wait.
 ABORT = 'abort'
@@ -170,8 +175,7 @@ class IronicDriver(base.ProvisioningDriver):
             raise exception.ProvisioningFailed(node=node.ident,
                                                reason=exc.message)
 
-    def _move(self, node, target, wanted, timeout, on_state, before,
-              **kwargs):
+    def _move(self, node, target, wanted, timeout, before, **kwargs):
         """Ask Ironic for ``target`` and wait until the node is ``wanted``.
 
         The request waits for a slot of the throttle of its kind of work
@@ -211,8 +215,7 @@ class IronicDriver(base.ProvisioningDriver):
                 again = True
             if slot is not None:
                 slot.accept()
-            return self._wait(node, wanted, timeout, on_state,
-                              target), queued
+            return self._wait(node, wanted, timeout, target), queued
         finally:
             if slot is not None:
                 slot.release()
@@ -257,12 +260,12 @@ class IronicDriver(base.ProvisioningDriver):
         return (inode.get('provision_state') != before or
                 inode.get('target_provision_state') is not None)
 
-    def _wait(self, node, wanted, timeout, on_state, target):
+    def _wait(self, node, wanted, timeout, target):
         try:
             return self.client.wait_for_state(
                 node.ironic_uuid, (wanted,), timeout,
                 fail_states=ironic_client.FAIL_STATES[target],
-                on_state=on_state, label=node.ident)
+                label=node.ident)
         except ironic_client.IronicRequestFailed as exc:
             raise exception.ProvisioningFailed(node=node.ident,
                                                reason=exc.message)
@@ -279,51 +282,33 @@ class IronicDriver(base.ProvisioningDriver):
 
     # --- provision states ---------------------------------------------------
 
-    def manage(self, node, timeout, on_state=None):
+    def manage(self, node, timeout):
         inode = self._ironic_node(node)
         state = inode['provision_state']
         if state == MANAGEABLE:
             return
         if state == VERIFYING:
-            self._wait(node, MANAGEABLE, timeout, on_state, 'manage')
+            self._wait(node, MANAGEABLE, timeout, 'manage')
             return
-        self._move(node, 'manage', MANAGEABLE, timeout, on_state, state)
+        self._move(node, 'manage', MANAGEABLE, timeout, state)
 
-    def provide(self, node, timeout, on_state=None):
+    def provide(self, node, timeout):
+        watch = timeutils.StopWatch(duration=timeout).start()
         inode = self._ironic_node(node)
         state = inode['provision_state']
         if state == AVAILABLE:
             return
         if state in CLEANING_STATES:
-            self._wait(node, AVAILABLE, timeout, on_state, 'provide')
+            self._wait(node, AVAILABLE, timeout, 'provide')
             return
-        self._move(node, 'provide', AVAILABLE, timeout, on_state, state)
-
-    def prepare(self, node, timeout, on_state=None):
-        watch = timeutils.StopWatch(duration=timeout).start()
-        inode = self._ironic_node(node)
-        state = inode['provision_state']
-        if state in (AVAILABLE, ACTIVE):
-            return
-        if state == VERIFYING:
-            self._wait(node, MANAGEABLE, self._left(watch), on_state,
-                       'manage')
+        if state in MANAGE_FIRST:
+            # Ironic provides a manageable node only.
+            self._move(node, 'manage', MANAGEABLE, self._left(watch), state)
             state = MANAGEABLE
-        elif state in (ENROLL, 'clean failed', 'inspect failed'):
-            self._move(node, 'manage', MANAGEABLE, self._left(watch),
-                       on_state, state)
-            state = MANAGEABLE
-        if state == MANAGEABLE:
-            # The time queued for Ironic's cleaning limit is not counted.
-            self._move(node, 'provide', AVAILABLE, self._left(watch),
-                       on_state, state)
-        elif state in CLEANING_STATES:
-            self._wait(node, AVAILABLE, self._left(watch), on_state,
-                       'provide')
-        else:
-            raise self._wrong_state(node, 'prepare', state)
+        # The time queued for Ironic's cleaning limit is not counted.
+        self._move(node, 'provide', AVAILABLE, self._left(watch), state)
 
-    def deploy(self, node, instance_info, timeout, on_state=None):
+    def deploy(self, node, instance_info, timeout):
         inode = self._ironic_node(node)
         state = inode['provision_state']
         if state == ACTIVE:
@@ -331,14 +316,14 @@ class IronicDriver(base.ProvisioningDriver):
                      'again', node.ident)
             return
         if state in DEPLOYING_STATES:
-            self._wait(node, ACTIVE, timeout, on_state, 'active')
+            self._wait(node, ACTIVE, timeout, 'active')
             return
         if state not in (AVAILABLE, DEPLOYFAIL):
             raise self._wrong_state(node, 'deploy', state)
         self._set_instance_info(node, inode, node.instance_info or {})
         drive = configdrive.build(configdrive.meta_data(
             node, instance_info or node.instance_info or {}))
-        self._move(node, 'active', ACTIVE, timeout, on_state, state,
+        self._move(node, 'active', ACTIVE, timeout, state,
                    configdrive=drive)
 
     def _set_instance_info(self, node, inode, instance_info):
@@ -357,15 +342,15 @@ class IronicDriver(base.ProvisioningDriver):
                 node=node.ident, reason='Ironic refused the instance info: '
                                         '%s' % exc.details)
 
-    def undeploy(self, node, timeout, on_state=None):
+    def undeploy(self, node, timeout):
         inode = self._ironic_node(node)
         state = inode['provision_state']
         if state == AVAILABLE:
             return
         if state in DELETING_STATES + CLEANING_STATES:
-            self._wait(node, AVAILABLE, timeout, on_state, 'deleted')
+            self._wait(node, AVAILABLE, timeout, 'deleted')
             return
-        self._move(node, 'deleted', AVAILABLE, timeout, on_state, state)
+        self._move(node, 'deleted', AVAILABLE, timeout, state)
 
     # --- abort --------------------------------------------------------------
 

@@ -102,24 +102,57 @@ class TestIronicDriver(base.FunctionalTestCase):
         # GET /v1/shards is not a node listing: still no unscoped listing.
         self.assertEqual(listings, self.ironic.node_listings(since=mark))
 
+    def prepare(self, node):
+        """The driver calls of the conductor's prepare phase for an
+        enrolled node (:mod:`baremetal_orch.conductor.node_work`)."""
+        self.driver.manage(node, 60)
+        self.driver.provide(node, 60)
+
+    def provision_requests(self, inode, since):
+        """How many provision requests for ``inode`` Ironic took (logged
+        202); the others may only be its 409 of a locked node."""
+        path = '/v1/nodes/%s/states/provision' % inode['uuid']
+        statuses = [r.status for r in self.ironic.request_log(since=since)
+                    if r.method == 'PUT' and r.path == path]
+        self.assertEqual(set(), set(statuses) - {'202', '409'}, statuses)
+        return statuses.count('202')
+
     def test_prepare_and_deploy_to_active(self):
         inode, node = self.node('deploy')
         self.assertEqual('enroll', inode['provision_state'])
-        seen = []
-        self.driver.prepare(node, 60, on_state=seen.append)
+        mark = self.ironic.log_mark()
+        self.driver.manage(node, 60)
+        self.assertEqual('manageable', self.ironic.get_node(
+            inode['uuid'])['provision_state'])
+        self.driver.provide(node, 60)
         self.assertEqual('available', self.ironic.get_node(
             inode['uuid'])['provision_state'])
-        self.assertEqual('available', seen[-1])
+        # manage, then provide: one request each.
+        self.assertEqual(2, self.provision_requests(inode, mark))
 
         node.instance_info = {'image_source': 'http://images.test/n.qcow2'}
         info = dict(node.instance_info,
                     deploy_signal_id='http://orch.test/v1/signals/x?t=1',
                     deploy_status_aware='true')
-        seen = []
-        self.driver.deploy(node, info, 60, on_state=seen.append)
+        mark = self.ironic.log_mark()
+        errors = []
+
+        def deploy():
+            try:
+                self.driver.deploy(node, info, 60)
+            except Exception as exc:
+                errors.append(exc)
+        thread = threading.Thread(target=deploy)
+        thread.start()
+        self.addCleanup(thread.join, 60)
+        # Ironic deploys (deploy_delay) while the driver waits for it.
+        self.ironic.wait_for(inode['uuid'], 'provision_state', 'deploying')
+        thread.join(60)
+        self.assertEqual([], errors)
+        self.assertFalse(thread.is_alive())
         after = self.ironic.get_node(inode['uuid'])
         self.assertEqual('active', after['provision_state'])
-        self.assertEqual(['deploying', 'active'], seen)
+        self.assertEqual(1, self.provision_requests(inode, mark))
         # Ironic keeps the node's own instance info, and the config drive
         # it took with the deploy request: what the node reads.
         stored = self._stored_instance_info(inode['uuid'])
@@ -133,10 +166,10 @@ class TestIronicDriver(base.FunctionalTestCase):
         # Not shown to the API: Ironic masks a config drive.
         self.assertEqual('******', after['instance_info']['configdrive'])
 
-        # Deploying an active node again asks Ironic for nothing.
+        # Deploying an active node again asks Ironic for nothing (its
+        # prepare phase does not call the driver).
         mark = self.ironic.log_mark()
         self.driver.deploy(node, info, 60)
-        self.driver.prepare(node, 60)
         writes = [r for r in self.ironic.request_log(since=mark)
                   if r.method != 'GET']
         self.assertEqual([], writes)
@@ -152,7 +185,7 @@ class TestIronicDriver(base.FunctionalTestCase):
 
     def test_failed_deploy_reports_ironic_reason(self):
         inode, node = self.node('fail', **ironic_fixture.FAILING_DEPLOY)
-        self.driver.prepare(node, 60)
+        self.prepare(node)
         exc = self.assertRaises(exception.ProvisioningFailed,
                                 self.driver.deploy, node, {}, 60)
         self.assertIn('Timeout reached while waiting for callback',
@@ -167,7 +200,8 @@ class TestIronicDriver(base.FunctionalTestCase):
         self.ironic.provision(inode['uuid'], 'manage', 'manageable')
         self.ironic.set_shard(inode['uuid'], self.shard + '-other')
         mark = self.ironic.log_mark()
-        for call in (lambda: self.driver.prepare(node, 60),
+        for call in (lambda: self.driver.manage(node, 60),
+                     lambda: self.driver.provide(node, 60),
                      lambda: self.driver.deploy(node, {'a': 1}, 60),
                      lambda: self.driver.set_maintenance(node, True, 'x')):
             exc = self.assertRaises(exception.NodeNotInShard, call)
@@ -217,7 +251,7 @@ class TestIronicDriver(base.FunctionalTestCase):
 
     def test_locked_node_is_retried_then_undeployed(self):
         inode, node = self.node('locked')
-        self.driver.prepare(node, 60)
+        self.prepare(node)
         deploy = threading.Thread(target=self.driver.deploy,
                                   args=(node, {}, 60))
         deploy.start()
@@ -239,12 +273,12 @@ class TestIronicDriver(base.FunctionalTestCase):
         self.driver.set_maintenance(node, False)
         self.driver.set_console(node, True)
         self.ironic.wait_for(inode['uuid'], 'console_enabled', True)
-        seen = []
-        self.driver.undeploy(node, 60, on_state=seen.append)
+        mark = self.ironic.log_mark()
+        self.driver.undeploy(node, 60)
         after = self.ironic.get_node(inode['uuid'])
         self.assertEqual('available', after['provision_state'])
         self.assertFalse(after['maintenance'])
-        self.assertEqual('available', seen[-1])
+        self.assertEqual(1, self.provision_requests(inode, mark))
 
 
 class TestConductorGroup(base.FunctionalTestCase):
@@ -280,7 +314,8 @@ class TestConductorGroup(base.FunctionalTestCase):
         self.assertRaises(exception.NodeNotInShard, client.check_in_scope,
                           self.inode['uuid'])
         node = make_node(self.inode)
-        self.assertRaises(exception.NodeNotInShard,
-                          ironic_driver.IronicDriver().prepare, node, 60)
+        driver = ironic_driver.IronicDriver()
+        for call in (driver.manage, driver.provide):
+            self.assertRaises(exception.NodeNotInShard, call, node, 60)
         self.assertEqual('enroll', self.ironic.get_node(
             self.inode['uuid'])['provision_state'])

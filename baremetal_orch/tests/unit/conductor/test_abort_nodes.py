@@ -76,10 +76,11 @@ class TestFakeWait(base.TestCase):
         self.assertFalse(self.driver.abort(node))
 
     def test_prepare_is_held_too(self):
+        # The prepare phase of a manageable node: provide.
         node = fake_node(driver_info={'fake_wait': 'prepare'},
                          provision_state='manageable')
         thread, outcome = self.start(
-            self.driver, node, lambda n: self.driver.prepare(n, 60))
+            self.driver, node, lambda n: self.driver.provide(n, 60))
         self.wait_for(lambda: node.uuid in self.driver._held, timeout=10)
         self.assertTrue(self.driver.abort(node))
         thread.join(30)
@@ -87,9 +88,11 @@ class TestFakeWait(base.TestCase):
 
     def test_a_node_not_held_is_not_aborted(self):
         self.assertFalse(self.driver.abort(fake_node()))
-        # Held in deploy, not in prepare: prepare runs through.
-        node = fake_node(provision_state='manageable')
-        self.driver.prepare(node, 10)
+        # Held in deploy, not in prepare: the prepare phase of an enrolled
+        # node (manage, then provide) runs through.
+        node = fake_node(provision_state='enroll')
+        self.driver.manage(node, 10)
+        self.driver.provide(node, 10)
         self.assertFalse(self.driver.abort(node))
 
     def test_hold_ends_at_the_timeout(self):

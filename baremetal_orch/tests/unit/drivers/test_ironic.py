@@ -49,35 +49,40 @@ class DriverTestCase(base.IronicTestCase):
 
 
 class TestPrepare(DriverTestCase):
+    """The driver calls of the conductor's prepare phase
+    (:mod:`baremetal_orch.conductor.node_work`): ``manage`` of a node in
+    enroll, then ``provide``. (A node available or active is not handed
+    to the driver; ``provide`` of an available one asks nothing.)"""
 
-    # Ironic state -> provision requests made -> states reported.
+    # Ironic state -> driver calls -> provision requests made -> states
+    # Ironic went through.
     TABLE = [
-        ('enroll', ['manage', 'provide'],
+        ('enroll', ['manage', 'provide'], ['manage', 'provide'],
          ['verifying', 'manageable', 'cleaning', 'available']),
-        ('manageable', ['provide'], ['cleaning', 'available']),
-        ('clean failed', ['manage', 'provide'],
+        ('manageable', ['provide'], ['provide'], ['cleaning', 'available']),
+        ('clean failed', ['provide'], ['manage', 'provide'],
          ['manageable', 'cleaning', 'available']),
-        ('available', [], []),
-        ('active', [], []),
+        ('available', ['provide'], [], []),
     ]
 
     def test_table(self):
-        for state, calls, reported in self.TABLE:
+        for state, calls, requests, entered in self.TABLE:
             inode, node = self.add(state)
-            seen = []
-            self.driver.prepare(node, 10, on_state=seen.append)
-            self.assertEqual(calls, self.ironic.provision_calls(
+            for call in calls:
+                getattr(self.driver, call)(node, 10)
+            self.assertEqual(requests, self.ironic.provision_calls(
                 inode['uuid']), state)
-            self.assertEqual(reported, seen, state)
-            if state != 'active':
-                self.assertEqual('available', inode['provision_state'])
+            self.assertEqual(entered,
+                             self.ironic.states_entered(inode['uuid']),
+                             state)
+            self.assertEqual('available', inode['provision_state'])
 
     def test_node_already_cleaning_is_waited_for(self):
         inode, node = self.add('manageable')
         self.driver.provide(node, 10)
         self.ironic.nodes[inode['uuid']]['provision_state'] = 'cleaning'
         self.ironic.pending[inode['uuid']] = (['available'], None)
-        self.driver.prepare(node, 10)
+        self.driver.provide(node, 10)
         self.assertEqual(['provide'], self.ironic.provision_calls())
         self.assertEqual('available', inode['provision_state'])
 
@@ -86,7 +91,7 @@ class TestPrepare(DriverTestCase):
         self.ironic.fail[inode['uuid']] = ('provide', 'clean failed',
                                            'Disk erase failed on sda')
         exc = self.assertRaises(exception.ProvisioningFailed,
-                                self.driver.prepare, node, 10)
+                                self.driver.provide, node, 10)
         self.assertIn('Disk erase failed on sda', str(exc))
         self.assertIn(node.ident, str(exc))
 
@@ -94,16 +99,28 @@ class TestPrepare(DriverTestCase):
         inode, node = self.add('enroll')
         self.ironic.stuck.add(inode['uuid'])
         exc = self.assertRaises(exception.ProvisioningTimeout,
-                                self.driver.prepare, node, 0.2)
+                                self.driver.manage, node, 0.2)
         self.assertIn(node.ident, str(exc))
         self.assertEqual(['manage'], self.ironic.provision_calls())
 
     def test_wrong_state(self):
         inode, node = self.add('deploying')
         exc = self.assertRaises(exception.ProvisioningFailed,
-                                self.driver.prepare, node, 10)
-        self.assertIn('deploying', str(exc))
-        self.assertEqual([], self.ironic.provision_calls())
+                                self.driver.provide, node, 10)
+        # Ironic refused it: the node was not moved.
+        self.assertIn('while it is in state "deploying"', str(exc))
+        self.assertEqual([], self.ironic.states_entered(inode['uuid']))
+        self.assertEqual('deploying', inode['provision_state'])
+
+    def test_provide_manages_a_failed_node_first(self):
+        # The conductor retries a node that failed cleaning with provide
+        # (clean failed -> cleaning); Ironic provides a manageable node
+        # only.
+        inode, node = self.add('clean failed')
+        self.driver.provide(node, 10)
+        self.assertEqual(['manage', 'provide'],
+                         self.ironic.provision_calls(inode['uuid']))
+        self.assertEqual('available', inode['provision_state'])
 
     def test_manage_and_provide_alone(self):
         inode, node = self.add('enroll')
@@ -138,10 +155,10 @@ class TestDeploy(DriverTestCase):
         info = dict(node.instance_info,
                     deploy_signal_id='http://orch/v1/signals/x?token=t',
                     deployment_uuid='d-1')
-        seen = []
-        self.driver.deploy(node, info, 10, on_state=seen.append)
+        self.driver.deploy(node, info, 10)
         self.assertEqual('active', inode['provision_state'])
-        self.assertEqual(['deploying', 'active'], seen)
+        self.assertEqual(['deploying', 'active'],
+                         self.ironic.states_entered(inode['uuid']))
         # Ironic's instance info: the node's own, what Ironic's deploy
         # reads; the signal inputs only in the config drive.
         self.assertEqual({'capabilities': 'boot:uefi',
@@ -232,10 +249,11 @@ class TestUndeploy(DriverTestCase):
 
     def test_active_node_is_torn_down(self):
         inode, node = self.add('active')
-        seen = []
-        self.driver.undeploy(node, 10, on_state=seen.append)
+        self.driver.undeploy(node, 10)
         self.assertEqual(['deleted'], self.ironic.provision_calls())
-        self.assertEqual(['deleting', 'cleaning', 'available'], seen)
+        self.assertEqual(['deleting', 'cleaning', 'available'],
+                         self.ironic.states_entered(inode['uuid']))
+        self.assertEqual('available', inode['provision_state'])
 
     def test_available_node_is_left_alone(self):
         inode, node = self.add('available')
@@ -249,7 +267,6 @@ class TestScope(DriverTestCase):
         calls = [
             lambda n: self.driver.manage(n, 10),
             lambda n: self.driver.provide(n, 10),
-            lambda n: self.driver.prepare(n, 10),
             lambda n: self.driver.deploy(n, {'a': 1}, 10),
             lambda n: self.driver.undeploy(n, 10),
             lambda n: self.driver.set_console(n, True),
@@ -269,8 +286,9 @@ class TestScope(DriverTestCase):
 
     def test_no_ironic_uuid(self):
         node = make_node()
-        self.assertRaises(exception.InvalidParameterValue,
-                          self.driver.prepare, node, 10)
+        for call in (self.driver.manage, self.driver.provide):
+            self.assertRaises(exception.InvalidParameterValue, call, node,
+                              10)
         self.assertEqual([], self.ironic.requests())
 
     def test_missing_ironic_node(self):
@@ -367,7 +385,7 @@ class TestBusyAndOutages(DriverTestCase):
                 ('available', 'active',
                  lambda n: self.driver.deploy(n, {}, 60)),
                 ('manageable', 'provide',
-                 lambda n: self.driver.prepare(n, 60)),
+                 lambda n: self.driver.provide(n, 60)),
                 ('active', 'deleted',
                  lambda n: self.driver.undeploy(n, 60))):
             inode, node = self.add(state)
@@ -385,7 +403,7 @@ class TestBusyAndOutages(DriverTestCase):
         # then the read after it two more.
         self.driver._ironic_node(node)
         self.ironic.resets[uuid] = 3
-        self.driver._move(node, 'active', 'active', 60, None, 'available')
+        self.driver._move(node, 'active', 'active', 60, 'available')
         self.assertEqual(['active', 'active'],
                          self.ironic.provision_calls(uuid))
         methods = [r[0] for r in self.ironic.requests()[before:]]

@@ -13,7 +13,8 @@
 
 It answers at the HTTP level, so the client under test runs its real
 keystoneauth session and openstacksdk proxy, and the tests can assert on
-the URLs actually sent (:meth:`FakeIronic.requests`). It mimics what the
+the URLs actually sent (:meth:`FakeIronic.requests`) and the states a node
+went through (:meth:`FakeIronic.states_entered`). It mimics what the
 unit tests rely on, including Ironic's traps:
 
 * ``GET /v1/nodes`` and ``/v1/nodes/detail`` filter by ``shard``,
@@ -104,6 +105,9 @@ class FakeIronic:
         #: {uuid: n}: the next n provision requests of a node are refused
         #: with Ironic's concurrency limit (503).
         self.busy = {}
+        #: {uuid: [state, ...]}: the provision states each node entered
+        #: after a provision request, in order (:meth:`states_entered`).
+        self.entered = {}
         self.mock = None
 
     def install(self, mock):
@@ -157,6 +161,15 @@ class FakeIronic:
                 if uuid is None or '/%s/' % uuid in req.path:
                     calls.append(req.json()['target'])
         return calls
+
+    def states_entered(self, uuid):
+        """The provision states the node went through, in order, since
+        its first provision request."""
+        return list(self.entered.get(uuid, ()))
+
+    def _enter(self, node, state):
+        node['provision_state'] = state
+        self.entered.setdefault(node['uuid'], []).append(state)
 
     # --- dispatch -----------------------------------------------------------
 
@@ -290,7 +303,7 @@ class FakeIronic:
     def _provision(self, node, target, context):
         if target == 'abort' and node['provision_state'] in ABORTS:
             # Ironic's abort of a wait: the node leaves it at once.
-            node['provision_state'] = ABORTS[node['provision_state']]
+            self._enter(node, ABORTS[node['provision_state']])
             node['target_provision_state'] = None
             node['last_error'] = ABORTED_ERROR
             self.pending.pop(node['uuid'], None)
@@ -310,7 +323,7 @@ class FakeIronic:
         node['last_error'] = None
         node['target_provision_state'] = states[-1]
         # The first working state is entered before Ironic answers.
-        node['provision_state'] = states.pop(0)
+        self._enter(node, states.pop(0))
         self.pending[node['uuid']] = (states, failure)
         context.status_code = 202
         return None
@@ -323,7 +336,7 @@ class FakeIronic:
             return
         states, failure = self.pending[uuid]
         if states:
-            node['provision_state'] = states.pop(0)
+            self._enter(node, states.pop(0))
             if states:
                 return
         if failure and node['provision_state'] == failure[1]:

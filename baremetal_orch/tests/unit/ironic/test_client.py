@@ -431,13 +431,13 @@ class TestWaitForState(base.IronicTestCase):
         self.uuid = self.node['uuid']
         self.client = ironic_client.IronicClient()
 
-    def test_reports_each_state_once(self):
-        seen = []
+    def test_waits_through_the_working_states(self):
         self.client.set_provision_state(self.uuid, 'active')
-        node = self.client.wait_for_state(self.uuid, ['active'], 10,
-                                          on_state=seen.append)
+        self.assertEqual('deploying', self.node['provision_state'])
+        node = self.client.wait_for_state(self.uuid, ['active'], 10)
         self.assertEqual('active', node['provision_state'])
-        self.assertEqual(['deploying', 'active'], seen)
+        self.assertEqual(['deploying', 'active'],
+                         self.ironic.states_entered(self.uuid))
 
     def test_failure_reports_last_error(self):
         self.ironic.fail[self.uuid] = ('active', 'deploy failed',

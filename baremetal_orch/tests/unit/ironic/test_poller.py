@@ -253,20 +253,21 @@ class TestWaitsShareListings(base.IronicTestCase):
         self.ironic.nodes[self.uuids[-1]]['shard'] = 's2'
         results, barrier = {}, threading.Barrier(len(nodes))
 
-        def prepare(node):
+        # The prepare phase of manageable nodes: provide.
+        def provide(node):
             barrier.wait()
             try:
-                driver.prepare(node, 10)
-                results[node.ident] = 'prepared'
+                driver.provide(node, 10)
+                results[node.ident] = 'available'
             except exception.BaremetalOrchException as exc:
                 results[node.ident] = type(exc).__name__
-        threads = [threading.Thread(target=prepare, args=(n,))
+        threads = [threading.Thread(target=provide, args=(n,))
                    for n in nodes]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join(30)
-        expected = {n.ident: 'prepared' for n in nodes[:-1]}
+        expected = {n.ident: 'available' for n in nodes[:-1]}
         expected[nodes[-1].ident] = 'NodeNotInShard'
         self.assertEqual(expected, results)
         gets = [r for r in self.ironic.requests('GET')
