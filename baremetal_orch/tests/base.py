@@ -11,14 +11,13 @@
 #    under the License.
 """Base classes of the unit tests."""
 
-import time
-
 import fixtures
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
 from oslotest import base
 
 from baremetal_orch import conf  # noqa: F401  (registers the options)
+from baremetal_orch.tests import helpers
 
 CONF = cfg.CONF
 
@@ -34,15 +33,8 @@ class TestCase(base.BaseTestCase):
         self.config(enabled_drivers=['fake', 'ironic'])
 
     def wait_for(self, predicate, timeout=120, interval=0.05):
-        """Poll until predicate() is true (not a timing assertion: the
-        timeout only bounds a hang)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(interval)
-        self.fail('condition not met within %s s' % timeout)
+        """:func:`helpers.wait_for`: poll until predicate() is true."""
+        return helpers.wait_for(predicate, timeout, interval)
 
     def config(self, group=None, **kw):
         """Override options for this test only."""

@@ -48,6 +48,7 @@ import urllib.parse
 import requests
 
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 from baremetal_orch.tests import httpraw
 
 
@@ -77,17 +78,13 @@ def start_aio(threads, queue, backlog, keepalive, extra=()):
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, cwd=tmp)
     url = 'http://127.0.0.1:%d' % port
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            if requests.get(url + '/v1', timeout=5).status_code == 200:
-                break
-        except requests.RequestException:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError('the all-in-one did not start; see %s' % tmp)
-        time.sleep(0.2)
+    try:
+        helpers.wait_for_http(url + '/v1', 90, status=200, process=proc,
+                              interval=0.2)
+    except helpers.ProcessError:
+        proc.kill()
+        raise RuntimeError('the all-in-one did not start; see %s'
+                           % tmp) from None
     return proc, url, os.path.join(tmp, 'aio.log')
 
 

@@ -44,6 +44,7 @@ import requests
 from baremetal_orch.tests.functional.fixtures import databases
 from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 from tools.benchmarks import harness
 from tools.benchmarks import ironic_shard_sync
 from tools.benchmarks import real_ironic
@@ -138,17 +139,15 @@ def start_ours(tmp, connection):
         [os.path.join(os.path.dirname(sys.executable), 'baremetal-orch'),
          '--config-file', conf], stdout=log, stderr=subprocess.STDOUT)
     url = 'http://127.0.0.1:%d/v1/nodes' % port
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            requests.get(url, timeout=5)
-            return proc, url
-        except requests.RequestException:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise RuntimeError('the all-in-one did not start; see '
-                                   + log.name)
-            time.sleep(0.2)
+    try:
+        # Any answer will do.
+        helpers.wait_for_http(url, 60, status=range(100, 600),
+                              process=proc, interval=0.2)
+    except helpers.ProcessError:
+        proc.kill()
+        raise RuntimeError('the all-in-one did not start; see '
+                           + log.name) from None
+    return proc, url
 
 
 def lines(backend, count, pairs, detail, common, fields):

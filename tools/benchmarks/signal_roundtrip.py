@@ -44,18 +44,16 @@ import requests
 
 from baremetal_orch.tests.functional.fixtures import heat_agents
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _wait(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise RuntimeError('%s: not within %s s' % (what, timeout))
+    try:
+        return helpers.wait_for(predicate, timeout, interval=0.05)
+    except helpers.Timeout:
+        raise RuntimeError('%s: not within %s s' % (what, timeout)) from None
 
 
 def run(nodes, repeat):

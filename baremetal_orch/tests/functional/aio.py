@@ -20,13 +20,12 @@ much as what leaves it over HTTP.
 import os
 import subprocess
 import sys
-import time
 
 import fixtures
-import requests
 
 from baremetal_orch.tests.functional import fixtures as func_fixtures
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 
 
 class AllInOne(fixtures.Fixture):
@@ -62,6 +61,8 @@ class AllInOne(fixtures.Fixture):
                 start_new_session=True)
         self.log = func_fixtures.LogFile(self.log_path, limit=4 << 20)
         self.output = func_fixtures.LogFile(self.output_path)
+        # What the ready-wait shows when the service exits early.
+        self.process.log = self.output
         self.addCleanup(self.output.save)
         self.addCleanup(self.log.save)
         self.addCleanup(func_fixtures.stop_process, self.process, 5)
@@ -69,22 +70,14 @@ class AllInOne(fixtures.Fixture):
         self.wait_until_answering()
 
     def wait_until_answering(self, timeout=None):
-        deadline = time.monotonic() + (timeout or self.start_timeout)
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError('baremetal-orch exited with %s:\n%s'
-                                   % (self.process.returncode,
-                                      self.output.tail()))
-            try:
-                if requests.get(self.url + '/v1', timeout=10).status_code \
-                        == 200:
-                    return
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError('baremetal-orch did not answer within '
-                                   '%s s:\n%s' % (timeout, self.log.tail()))
-            time.sleep(0.2)
+        """Return once its API answers 200 on ``/v1``.
+
+        :raises helpers.ProcessError: (a RuntimeError) when it exits first
+            or does not answer within ``timeout`` (default: start_timeout).
+        """
+        helpers.wait_for_http(self.url + '/v1', timeout or self.start_timeout,
+                              status=200, process=self.process, interval=0.2,
+                              request_timeout=10)
 
     def log_size(self):
         try:

@@ -29,17 +29,12 @@ attached to every test that fails while using it.
 import os
 import subprocess
 import sys
-import time
 
 import fixtures
-import requests
 
 from baremetal_orch.tests import base
 from baremetal_orch.tests.functional import fixtures as func_fixtures
-
-
-class ProcessError(Exception):
-    """A background process ended early or a URL never answered."""
+from baremetal_orch.tests import helpers
 
 
 class FunctionalTestCase(base.TestCase):
@@ -148,32 +143,10 @@ class FunctionalTestCase(base.TestCase):
 
     def wait_for_http(self, url, timeout=30, status=None, process=None,
                       interval=0.1):
-        """Poll ``url`` until it answers; return the response.
+        """:func:`helpers.wait_for_http`: poll ``url`` until it answers.
 
-        :param status: a status code (or a collection of them) to wait for;
-            default: any answer below 500.
         :param process: a process from :meth:`start_process` whose early
             exit stops the wait with its log in the error.
-        :raises ProcessError: when the deadline passes or ``process`` ends.
         """
-        if isinstance(status, int):
-            status = (status,)
-        deadline = time.monotonic() + timeout
-        last = None
-        while True:
-            if process is not None and process.poll() is not None:
-                raise ProcessError('%s exited with %s before %s answered:\n%s'
-                                   % (process.args[0], process.returncode,
-                                      url, process.log.tail()))
-            try:
-                resp = requests.get(url, timeout=min(5, timeout))
-                if (resp.status_code in status if status
-                        else resp.status_code < 500):
-                    return resp
-                last = 'HTTP %s' % resp.status_code
-            except requests.RequestException as exc:
-                last = exc
-            if time.monotonic() >= deadline:
-                raise ProcessError('%s did not answer within %ss (last: %s)'
-                                   % (url, timeout, last))
-            time.sleep(interval)
+        return helpers.wait_for_http(url, timeout, status, process,
+                                     interval)

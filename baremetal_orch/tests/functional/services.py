@@ -20,6 +20,7 @@ import urllib.parse
 import requests
 
 from baremetal_orch.tests.functional import fixtures as func_fixtures
+from baremetal_orch.tests import helpers
 
 HTTP_TIMEOUT = 30
 
@@ -98,15 +99,7 @@ class Client:
         return self.call('DELETE', path, **kw)
 
     def wait_for(self, predicate, timeout=120, interval=0.1):
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError('condition not met within %s s'
-                                     % timeout)
-            time.sleep(interval)
+        return helpers.wait_for(predicate, timeout, interval)
 
     def wait_for_state(self, node, state, timeout=120):
         def check():
@@ -143,8 +136,8 @@ def base_sections(tmp, port, connection, **extra):
     return sections
 
 
-def free_port():
-    return func_fixtures.free_port()
+#: The drills call it from here.
+free_port = helpers.free_port
 
 
 def wait_for_live_conductor(client, timeout=60):

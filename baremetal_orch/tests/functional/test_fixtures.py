@@ -36,6 +36,7 @@ from baremetal_orch.tests.functional.fixtures import broker
 from baremetal_orch.tests.functional.fixtures import databases
 from baremetal_orch.tests.functional.fixtures import keystone
 from baremetal_orch.tests.functional.fixtures import venvs
+from baremetal_orch.tests import helpers
 
 CONF = cfg.CONF
 WAIT = 30  # seconds allowed for a message to arrive
@@ -420,7 +421,7 @@ class TestBase(base.FunctionalTestCase):
         proc = self.start_process([sys.executable, '-c',
                                    'print("boom"); raise SystemExit(3)'],
                                   log_name='short')
-        exc = self.assertRaises(base.ProcessError, self.wait_for_http,
+        exc = self.assertRaises(helpers.ProcessError, self.wait_for_http,
                                 'http://127.0.0.1:%d/' %
                                 func_fixtures.free_port(),
                                 timeout=WAIT, process=proc)

@@ -21,7 +21,6 @@ import json
 import os
 import sqlite3
 import threading
-import types
 
 from oslo_utils import uuidutils
 
@@ -31,18 +30,7 @@ from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import configdrive
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-
-
-def make_node(ironic_node, name=None):
-    """A node as drivers see it, backed by ``ironic_node``."""
-    node = types.SimpleNamespace(
-        uuid=uuidutils.generate_uuid(), name=name or ironic_node['name'],
-        ironic_uuid=ironic_node['uuid'], driver='ironic', driver_info={},
-        instance_info={}, provision_state=ironic_node['provision_state'],
-        shard=ironic_node.get('shard'),
-        conductor_group=ironic_node.get('conductor_group'))
-    node.ident = node.name or node.uuid
-    return node
+from baremetal_orch.tests import helpers
 
 
 class TestIronicDriver(base.FunctionalTestCase):
@@ -70,7 +58,7 @@ class TestIronicDriver(base.FunctionalTestCase):
         inode = self.ironic.create_node(
             '%s-%s' % (name, uuidutils.generate_uuid()[:8]),
             shard=shard or self.shard, **fields)
-        return inode, make_node(inode)
+        return inode, helpers.driver_node(inode)
 
     def test_shard_listing_asks_ironic_for_the_shard_only(self):
         other_b = self.shard + '-b'
@@ -313,7 +301,7 @@ class TestConductorGroup(base.FunctionalTestCase):
         self.assertEqual([], client.list_nodes())
         self.assertRaises(exception.NodeNotInShard, client.check_in_scope,
                           self.inode['uuid'])
-        node = make_node(self.inode)
+        node = helpers.driver_node(self.inode)
         driver = ironic_driver.IronicDriver()
         for call in (driver.manage, driver.provide):
             self.assertRaises(exception.NodeNotInShard, call, node, 60)

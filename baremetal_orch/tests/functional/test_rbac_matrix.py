@@ -52,6 +52,7 @@ from baremetal_orch.tests.functional import fixtures as func_fixtures
 from baremetal_orch.tests.functional.fixtures import broker
 from baremetal_orch.tests.functional.fixtures import keystone
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 
 MATRIX_FILE = os.path.join(os.path.dirname(__file__), 'rbac_matrix.yaml')
 HTTP_TIMEOUT = 30
@@ -260,8 +261,8 @@ class AllInOne(fixtures.Fixture):
         self.queue = self.queue(self.amqp.default_channel)
         self.queue.declare()
         self.process = self._start('baremetal-orch', ['--config-file', conf])
-        self._wait(lambda: self._answers(self.endpoint + '/v1'),
-                   self.process)
+        helpers.wait_for_http(self.endpoint + '/v1', START_TIMEOUT,
+                              status=200, process=self.process)
 
     def _start(self, binary, args):
         argv = [os.path.join(os.path.dirname(sys.executable), binary)] + args
@@ -276,25 +277,6 @@ class AllInOne(fixtures.Fixture):
         proc.log = log
         self.addCleanup(func_fixtures.stop_process, proc, 5)
         return proc
-
-    @staticmethod
-    def _answers(url):
-        try:
-            return requests.get(url, timeout=5).status_code == 200
-        except requests.RequestException:
-            return False
-
-    @staticmethod
-    def _wait(predicate, proc):
-        deadline = time.monotonic() + START_TIMEOUT
-        while not predicate():
-            if proc.poll() is not None:
-                raise base.ProcessError('%s exited with %s:\n%s' % (
-                    proc.args[0], proc.returncode, proc.log.tail()))
-            if time.monotonic() > deadline:
-                raise base.ProcessError('%s not ready within %ss:\n%s' % (
-                    proc.args[0], START_TIMEOUT, proc.log.tail()))
-            time.sleep(0.1)
 
     def notifications(self):
         """Every notification captured so far.

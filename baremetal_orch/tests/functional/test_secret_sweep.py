@@ -30,7 +30,6 @@ test as ``secret-sweep``.
 import itertools
 import json
 import sqlite3
-import time
 
 import requests
 from testtools import content
@@ -132,13 +131,7 @@ class TestSecretSweep(base.FunctionalTestCase):
         return resp
 
     def wait_for(self, predicate, timeout=120):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(0.2)
-        self.fail('condition not met within %s s' % timeout)
+        return super().wait_for(predicate, timeout, interval=0.2)
 
     def make_node(self, name, **extra):
         driver_info, instance_info, marks = planted_info()

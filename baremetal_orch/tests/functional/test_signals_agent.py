@@ -22,14 +22,13 @@ test_heat_agents).
 
 import json
 import os
-import socket
-import time
 
 import requests
 
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional import fixtures as func_fixtures
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 
 TIMEOUT = 10  # seconds any one HTTP call may take
 SIGNAL_TIMEOUT = 3  # [conductor]signal_timeout: the silent node's wait
@@ -46,19 +45,13 @@ STRATEGY = {
 }
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 class TestSignalsAgainstAllInOne(base.FunctionalTestCase):
 
     def setUp(self):
         super().setUp()
         work = self.log_dir
         self.drive = os.path.join(work, 'configdrive')
-        port = free_port()
+        port = helpers.free_port()
         self.url = 'http://127.0.0.1:%d' % port
         conf = os.path.join(work, 'baremetal-orch.conf')
         with open(conf, 'w') as f:
@@ -94,15 +87,8 @@ class TestSignalsAgainstAllInOne(base.FunctionalTestCase):
         return resp
 
     def wait_until(self, predicate, timeout=60, interval=0.1):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            if self.proc.poll() is not None:
-                self.fail('baremetal-orch exited: %s' % self.proc.log.tail())
-            time.sleep(interval)
-        self.fail('condition not met within %s s' % timeout)
+        return helpers.wait_for(predicate, timeout, interval,
+                                processes=[self.proc])
 
     # --- the node's side ----------------------------------------------------
 

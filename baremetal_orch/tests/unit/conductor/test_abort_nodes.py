@@ -14,7 +14,6 @@
 from concurrent import futures
 import os
 import threading
-import types
 
 import fixtures
 from oslo_utils import uuidutils
@@ -27,16 +26,15 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.drivers import provisioning as drivers
 from baremetal_orch.drivers.provisioning import fake
 from baremetal_orch.tests import base
+from baremetal_orch.tests import helpers
 
 
 def fake_node(**kw):
-    values = dict(uuid=uuidutils.generate_uuid(), name='n1',
+    values = dict(name='n1', driver='fake',
                   driver_info={'fake_wait': 'deploy'},
                   provision_state='available')
     values.update(kw)
-    node = types.SimpleNamespace(**values)
-    node.ident = node.name
-    return node
+    return helpers.driver_node(**values)
 
 
 class TestFakeWait(base.TestCase):

@@ -11,7 +11,6 @@
 #    under the License.
 """Tests of the ironic provisioning driver, against an HTTP-level fake."""
 
-import types
 
 from oslo_utils import uuidutils
 
@@ -20,18 +19,8 @@ from baremetal_orch.drivers.provisioning import ironic
 from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import configdrive
 from baremetal_orch.ironic import throttle
+from baremetal_orch.tests import helpers
 from baremetal_orch.tests.unit.ironic import base
-
-
-def make_node(ironic_node=None, **kw):
-    values = dict(uuid=uuidutils.generate_uuid(), name='node-1',
-                  ironic_uuid=ironic_node['uuid'] if ironic_node else None,
-                  driver='ironic', driver_info={}, instance_info={},
-                  provision_state='enroll', shard=None, conductor_group=None)
-    values.update(kw)
-    node = types.SimpleNamespace(**values)
-    node.ident = node.name or node.uuid
-    return node
 
 
 class DriverTestCase(base.IronicTestCase):
@@ -45,7 +34,7 @@ class DriverTestCase(base.IronicTestCase):
         kw.setdefault('shard', 'a')
         inode = self.ironic.add_node('n-%s' % state.replace(' ', '-'),
                                      provision_state=state, **kw)
-        return inode, make_node(inode)
+        return inode, helpers.driver_node(ironic_uuid=inode['uuid'])
 
 
 class TestPrepare(DriverTestCase):
@@ -285,14 +274,14 @@ class TestScope(DriverTestCase):
                           node, {}, 10)
 
     def test_no_ironic_uuid(self):
-        node = make_node()
+        node = helpers.driver_node()
         for call in (self.driver.manage, self.driver.provide):
             self.assertRaises(exception.InvalidParameterValue, call, node,
                               10)
         self.assertEqual([], self.ironic.requests())
 
     def test_missing_ironic_node(self):
-        node = make_node(ironic_uuid=uuidutils.generate_uuid())
+        node = helpers.driver_node(ironic_uuid=uuidutils.generate_uuid())
         exc = self.assertRaises(exception.ProvisioningFailed,
                                 self.driver.deploy, node, {}, 10)
         self.assertIn('404', str(exc))
@@ -330,10 +319,11 @@ class TestDriver(base.IronicTestCase):
 
     def test_validate(self):
         driver = ironic.IronicDriver()
-        driver.validate(make_node(ironic_uuid=uuidutils.generate_uuid()))
-        driver.validate(make_node(ironic_uuid=None))
+        driver.validate(helpers.driver_node(
+            ironic_uuid=uuidutils.generate_uuid()))
+        driver.validate(helpers.driver_node(ironic_uuid=None))
         self.assertRaises(exception.InvalidParameterValue, driver.validate,
-                          make_node(ironic_uuid='not-a-uuid'))
+                          helpers.driver_node(ironic_uuid='not-a-uuid'))
 
     def test_one_client_per_driver(self):
         driver = ironic.IronicDriver()
