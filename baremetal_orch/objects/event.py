@@ -116,11 +116,14 @@ def action_finished(action, error=None):
 
 
 def action_steered(action, event_type, reason=None, requester=None):
-    """Record a control of ``action`` (paused, resumed, aborted)."""
+    """Record a control of ``action`` (paused, resumed, aborted); the
+    message names the requester when there is one (none without
+    authentication)."""
     Event.record(
         event_type, resource_uuid=action.uuid, action_uuid=action.uuid,
-        message='%s %s by %s%s' % (
-            action.name, event_type.split('.', 1)[1], requester,
+        message='%s %s%s%s' % (
+            action.name, event_type.split('.', 1)[1],
+            ' by %s' % requester if requester else '',
             ': %s' % reason if reason else ''),
         details={'name': action.name, 'state': action.state,
                  'reason': reason, 'requester': requester})
