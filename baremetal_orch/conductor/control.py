@@ -79,7 +79,9 @@ def take(context, uuid, verb, reason=None):
                    'again' % (uuid, verb))
     action = action_obj.Action.get(context, uuid)
     requester = requester_of(context)
-    LOG.info('Action %s: %s by %s (%s)', uuid, verb, requester, reason)
+    LOG.info('Action %s: %s%s%s', uuid, verb,
+             ' by %s' % requester if requester else '',
+             ': %s' % reason if reason else '')
     event_obj.action_steered(action, _EVENTS[verb], reason=reason,
                              requester=requester)
     notify.action_control(context, action, verb, 'start', reason=reason,
