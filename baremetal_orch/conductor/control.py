@@ -32,7 +32,7 @@ from baremetal_orch.objects import event as event_obj
 LOG = log.getLogger(__name__)
 
 #: The actions whose flow carries out controls.
-STEERABLE = (action_obj.DEPLOY_SITE, action_obj.UPDATE_SITE)
+STEERABLE = (action_obj.DEPLOY_SITE, action_obj.UPDATE_SITE, action_obj.RETRY)
 
 _EVENTS = {control.PAUSE: event_obj.ACTION_PAUSED,
            control.RESUME: event_obj.ACTION_RESUMED,

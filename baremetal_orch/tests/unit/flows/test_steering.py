@@ -297,3 +297,33 @@ class TestProgress(SteeringTestCase):
              'deploy': {'done': 6, 'failed': 0, 'in_flight': 0,
                         'pending': 0}},
             final['progress']['phases'])
+
+
+class TestRetrySteered(SteeringTestCase):
+
+    def test_a_retry_can_be_paused_and_resumed(self):
+        self.make_site([('a', 6, ())])
+        uuid = self.start()
+        self.control(uuid, 'abort')
+        self.assertEqual('cancelled', self.wait_state(uuid, *FINAL)['state'])
+        retry = self.post('/v1/actions', {
+            'name': 'retry', 'parameters': {'action': uuid}},
+            status=201).json['uuid']
+        self.control(retry, 'pause')
+        self.assertEqual('paused',
+                         self.wait_state(retry, 'paused', *FINAL)['state'])
+        self.control(retry, 'resume')
+        action = self.wait_state(retry, *FINAL)
+        self.assertEqual(('complete', 'success', uuid),
+                         (action['state'], action['result'],
+                          action['report']['retry_of']))
+
+    def test_update_labels_cannot_be_steered(self):
+        self.make_site([('a', 1, ())])
+        uuid = self.start()
+        self.wait_state(uuid, *FINAL)
+        labels = self.post('/v1/actions', {
+            'name': 'update_labels',
+            'parameters': {'target_nodes': ['a-0']}}, status=201).json
+        error = self.control(labels['uuid'], 'pause', status=409).json
+        self.assertIn('cannot be steered', str(error))
