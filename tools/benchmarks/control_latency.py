@@ -13,7 +13,9 @@
 
 The all-in-one ``baremetal-orch`` (API and conductor in one process, no
 broker) on a sqlite file, 2,000 fake nodes (written straight into the
-database before the service starts) in 10 groups of 200 with no
+database before the service starts; each phase of a node lasting from 0.5
+to 1.5 s, spread over a group's nodes, so that node work starts all along
+rather than in waves) in 10 groups of 200 with no
 dependencies between them, ``[conductor]max_concurrent_groups = 4`` and
 ``max_concurrent_nodes = 50``: up to 200 nodes in flight, from 4 groups
 side by side. One ``deploy_site``; ten trials on it, each:
@@ -41,6 +43,7 @@ import argparse
 import datetime
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -60,6 +63,10 @@ GOAL = 1.0
 #: Node starts since the last resume before a pause: work flows.
 FLOWING = 60
 START_TIMEOUT = 120
+#: Seconds within which node starts count as one batch (the baseline).
+BATCH = 0.01
+#: Seconds after work flows again before the pause: drawn from this range.
+DELAY = (1.0, 3.0)
 STATE_FIELDS = {'fields': 'state'}
 
 NODE_STARTS = sa.text(
@@ -135,6 +142,13 @@ class AllInOne:
                 NODE_STARTS, {'action': action}).all()]
 
 
+def spread(duration, index):
+    """A node's phase duration: from 0.5 to 1.5 times ``duration``,
+    spread evenly over a group's nodes, so that they end (and the next
+    ones start) all along, not in waves of max_concurrent_nodes."""
+    return round(duration * (0.5 + (index * 0.6180339887) % 1.0), 3)
+
+
 def strategy(groups):
     return harness.chain_strategy('p8', groups)
 
@@ -150,13 +164,17 @@ def wait_state(client, path, wanted, timeout):
     client.wait_for(reached, timeout=timeout, interval=0.02)
 
 
-def trial(svc, uuid, since):
-    """One pause; returns its figures and the resume's time."""
+def trial(svc, uuid, since, delay):
+    """One pause, ``delay`` seconds after node work flows again; returns
+    its figures and (its 202, the resume's time)."""
     path = '/v1/actions/%s' % uuid
     client = svc.client
     client.wait_for(lambda: len([s for s in svc.node_starts(uuid)
                                  if s >= since]) >= FLOWING,
                     timeout=600, interval=0.05)
+    # Past the burst of a resume (every group's batch at once): the
+    # groups' batches end and start at their own times.
+    time.sleep(delay)
     sent = time.time()
     client.post(path + '/control', status=202,
                 json={'verb': 'pause', 'reason': 'P8'})
@@ -169,16 +187,23 @@ def trial(svc, uuid, since):
     client.post(path + '/control', status=202, json={'verb': 'resume'})
     resumed = time.time()
     return {'p8_s': round(max(0.0, t1 - t0), 3),
+            'delay_s': round(delay, 2),
+            'last_start_to_202_s': round(t0 - t1, 3) if t1 <= t0 else None,
             'request_s': round(t0 - sent, 3),
             'to_paused_s': round(paused - t0, 3),
             'started_after_202': len(after),
             'started_before': len(starts) - len(after)}, (t0, resumed)
 
 
-def gaps_while_running(starts, paused):
+def gaps_while_running(starts, paused, together=BATCH):
     """Gaps between consecutive node starts, but those that span a
-    pause (``paused``: [(pause 202, resume)])."""
-    starts = sorted(starts)
+    pause (``paused``: [(pause 202, resume)]); starts less than
+    ``together`` seconds apart count as one (a batch)."""
+    batches = []
+    for stamp in sorted(starts):
+        if not batches or stamp - batches[-1] >= together:
+            batches.append(stamp)
+    starts = batches
     gaps = []
     for a, b in zip(starts, starts[1:]):
         if not any(a < end and b > begin for begin, end in paused):
@@ -187,7 +212,7 @@ def gaps_while_running(starts, paused):
 
 
 def run(trials, groups_total, per_group, fake_duration, max_groups,
-        max_nodes, workers):
+        max_nodes, workers, rng):
     groups = ['g%02d' % i for i in range(groups_total)]
     overrides = {('conductor', 'max_concurrent_groups'): max_groups,
                  ('conductor', 'max_concurrent_nodes'): max_nodes}
@@ -196,7 +221,8 @@ def run(trials, groups_total, per_group, fake_duration, max_groups,
     svc = AllInOne(overrides)
     try:
         svc.add_nodes([{'name': '%s-n%03d' % (g, i), 'tags': [g],
-                        'driver_info': {'fake_duration': fake_duration}}
+                        'driver_info': {'fake_duration': spread(
+                            fake_duration, i)}}
                        for g in groups for i in range(per_group)])
         svc.start()
         svc.client.post('/v1/deployment_strategies', status=201,
@@ -208,13 +234,15 @@ def run(trials, groups_total, per_group, fake_duration, max_groups,
         since = time.time()
         results, paused = [], []
         for _ in range(trials):
-            doc, window = trial(svc, uuid, since)
+            doc, window = trial(svc, uuid, since, rng.uniform(*DELAY))
             results.append(doc)
             paused.append(window)
             since = window[1]
         final = svc.client.wait_for_action(uuid, timeout=3600)
-        gaps = gaps_while_running(svc.node_starts(uuid), paused)
-        return results, gaps, final
+        starts = svc.node_starts(uuid)
+        gaps = gaps_while_running(starts, paused)
+        per_node = gaps_while_running(starts, paused, 0)
+        return results, gaps, per_node, final
     finally:
         svc.stop()
 
@@ -224,6 +252,8 @@ def build_parser():
     parser.add_argument('--quick', action='store_true',
                         help='3 trials on 400 nodes')
     parser.add_argument('--trials', type=int, default=10)
+    parser.add_argument('--seed', type=int,
+                        help='of the delays before the pauses')
     parser.add_argument('--fake-duration', type=float, default=1.0,
                         help='seconds per phase of a fake node')
     parser.add_argument('--max-concurrent-groups', type=int, default=4)
@@ -240,21 +270,24 @@ def main(argv=None):
         trials, groups, per_group = 3, 4, 100
     else:
         trials, groups, per_group = args.trials, 10, 200
+    seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
     load_before = os.getloadavg()
-    results, gaps, final = run(
+    results, gaps, per_node, final = run(
         trials, groups, per_group, args.fake_duration,
         args.max_concurrent_groups, args.max_concurrent_nodes,
-        args.workers)
+        args.workers, random.Random(seed))
     values = [r['p8_s'] for r in results]
     print(json.dumps(harness.figure(
         'P8', round(statistics.median(values), 3), 's', goal=GOAL,
         baseline=round(statistics.median(gaps), 4) if gaps else None,
+        baseline_gaps=stats.summary(gaps, 4) if gaps else None,
+        seed=seed,
         ratio=None, summary=stats.summary(values),
         to_paused=stats.summary(r['to_paused_s'] for r in results),
         started_after_202=stats.summary(
             (r['started_after_202'] for r in results), 0),
-        baseline_mean_gap_s=round(statistics.mean(gaps), 4)
-        if gaps else None,
+        baseline_mean_gap_per_node_s=round(statistics.mean(per_node), 4)
+        if per_node else None,
         nodes=groups * per_group, groups=groups,
         max_concurrent_groups=args.max_concurrent_groups,
         max_concurrent_nodes=args.max_concurrent_nodes,
@@ -265,8 +298,9 @@ def main(argv=None):
         load=[round(x, 2) for x in load_before],
         load_after=[round(x, 2) for x in os.getloadavg()],
         note='value: median over the trials of max(0, latest node start '
-             '- the pause\'s 202); baseline: median gap between two node '
-             'starts while running')))
+             '- the pause\'s 202); baseline: median gap between two '
+             'batches of node starts (starts within %s s are one) while '
+             'running' % BATCH)))
 
 
 if __name__ == '__main__':

@@ -409,7 +409,9 @@ STEERING_COLUMNS = {
     'R9': (('killed_after_calls', 'kill at'),
            ('in_flight_on_killed', 'in flight'),
            ('kill_to_dead_s', 'kill->dead'),
+           ('kill_to_abort_s', 'kill->abort'),
            ('takeover_log_s', 'take-over'),
+           ('abort_before_takeover', 'abort first'),
            ('abort_to_end_s', 'abort->end'),
            ('nodes_not_started', 'not started'), ('sent_twice', 'twice')),
 }

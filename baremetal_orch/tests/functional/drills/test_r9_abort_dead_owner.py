@@ -22,8 +22,9 @@ driver call must be ``failed`` with reason ``aborted`` and its nodes
 ``not_started``; no node provided or deployed twice (completed calls; a
 call the dead conductor completed without recording it is the one
 exception, as in R1). Figures: the seconds from the kill to the dead
-conductor shown dead, to the take-over, and from the abort's 202 to the
-end.
+conductor shown dead, to the abort's 202, to the take-over (whichever
+comes first: the survivor takes over once the heartbeat is stale, as the
+API then shows it dead), and from the abort's 202 to the end.
 """
 
 import time
@@ -99,6 +100,7 @@ class TestR9AbortDeadOwner(steering.SteeringDrill):
         redone = sorted('%s %s' % key for key, n in self.completed_calls()
                         .items() if key[0].startswith(prefix + '-')
                         and n > 1)
+        takeover = self.takeover_line(uuid, killed_at)
         self.restore(owner)
         return {'trial': trial, 'killed_after_calls': point,
                 'killed': owner, 'ended_by': final['conductor'],
@@ -108,7 +110,12 @@ class TestR9AbortDeadOwner(steering.SteeringDrill):
                     1 for s in report['nodes'].values()
                     if s == 'not_started'),
                 'kill_to_dead_s': steering.rounded(dead_at - killed_at),
-                'takeover_log_s': self.takeover_line(uuid, killed_at),
+                'kill_to_abort_s': steering.rounded(abort_202 - killed_at),
+                # Whether the abort was stored before the survivor took
+                # the action over (else it reached the survivor's flow).
+                'abort_before_takeover': takeover is None
+                or takeover > abort_202 - killed_at,
+                'takeover_log_s': takeover,
                 'abort_to_end_s': steering.rounded(ended_at - abort_202),
                 'unrecorded_completions_redone': redone,
                 'sent_twice': 0}
