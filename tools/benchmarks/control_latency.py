@@ -21,7 +21,8 @@ dependencies between them, ``[conductor]max_concurrent_groups = 4`` and
 side by side. One ``deploy_site``; ten trials on it, each:
 
 #. wait until node work flows: :data:`FLOWING` node tasks of the action
-   started since the last resume (their ``started_at``);
+   started since the last resume (their ``started_at``), then a delay
+   drawn from :data:`DELAY` (``--seed``), past the burst of the resume;
 #. ``POST /v1/actions/{uuid}/control {"verb": "pause"}``; t0 is the
    arrival of its 202;
 #. wait until the action is ``paused`` (what was in flight drained);
@@ -34,9 +35,10 @@ The same action is paused ten times (not ten fresh actions): each trial
 then pauses a different mix of groups and phases (the first trials while
 the first four groups prepare, later ones in other phases), and the
 2,000 nodes are created once. Besides the figure: the seconds from the
-202 to ``paused``, the node starts after the 202, and the baseline, the
-gaps between two node starts while the action ran (their median and
-mean: 1 / the rate at which node work starts).
+202 to ``paused``, the node starts after the 202, and the baseline: the
+median gap between two batches of node starts while the action ran (a
+phase sends its free slots as one batch), and the mean gap between two
+node starts (1 / the rate at which node work starts).
 """
 
 import argparse
