@@ -13,10 +13,9 @@
 
 The all-in-one ``baremetal-orch`` (API and conductor in one process, no
 broker) on a sqlite file, 2,000 fake nodes (written straight into the
-database before the service starts; each phase of a node lasting from 0.5
-to 1.5 s, spread over a group's nodes, so that node work starts all along
-rather than in waves) in 10 groups of 200 with no
-dependencies between them, ``[conductor]max_concurrent_groups = 4`` and
+database before the service starts; each phase of a node lasting from 1
+to 3 s by default, spread over a group's nodes) in 10 groups of 200 with
+no dependencies between them, ``[conductor]max_concurrent_groups = 4`` and
 ``max_concurrent_nodes = 50``: up to 200 nodes in flight, from 4 groups
 side by side. One ``deploy_site``; ten trials on it, each:
 
@@ -46,6 +45,7 @@ import datetime
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -136,6 +136,7 @@ class AllInOne:
             func_fixtures.stop_process(self.proc, 5)
             self.log.close()
         self.engine.dispose()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def node_starts(self, action):
         """Epoch seconds of every node task of ``action`` started."""
@@ -252,11 +253,11 @@ def run(trials, groups_total, per_group, fake_duration, max_groups,
 def build_parser():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true',
-                        help='3 trials on 400 nodes')
+                        help='3 trials on 1,200 nodes')
     parser.add_argument('--trials', type=int, default=10)
     parser.add_argument('--seed', type=int,
                         help='of the delays before the pauses')
-    parser.add_argument('--fake-duration', type=float, default=1.0,
+    parser.add_argument('--fake-duration', type=float, default=2.0,
                         help='seconds per phase of a fake node')
     parser.add_argument('--max-concurrent-groups', type=int, default=4)
     parser.add_argument('--max-concurrent-nodes', type=int, default=50)
@@ -269,7 +270,7 @@ def build_parser():
 def main(argv=None):
     args = build_parser().parse_args(argv)
     if args.quick:
-        trials, groups, per_group = 3, 4, 100
+        trials, groups, per_group = 3, 4, 300
     else:
         trials, groups, per_group = args.trials, 10, 200
     seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
