@@ -12,7 +12,9 @@
 """Reliability drills: crashes, broker loss, concurrent actions.
 
 R1 (kill -9 of the action's conductor, ten trials), R2 (RabbitMQ
-stopped during an action) and R6 (SIGHUP during an action) run only with
+stopped during an action), R6 (SIGHUP during an action), R8 (a paused
+action through kill -9 and take-over) and R9 (an abort while the action's
+conductor is dead) run only with
 ``BAREMETAL_ORCH_DRILLS=1``
 (``tox -e drills``); R5 (concurrent actions) always runs. See
 ``doc/source/contributor/drills.rst``.

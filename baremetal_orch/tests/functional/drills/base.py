@@ -399,6 +399,43 @@ def _r1_lines(figures):
                       values[-1], len(values)))
 
 
+#: The columns of the steering drills' trials: (figure key, heading).
+STEERING_COLUMNS = {
+    'R8': (('paused_after_calls', 'pause at'),
+           ('pause_to_paused_s', 'pause->paused'),
+           ('takeover_s', 'take-over'), ('quiet_s', 'paused for'),
+           ('started_while_paused', 'started'),
+           ('resume_to_end_s', 'resume->end'), ('sent_twice', 'twice')),
+    'R9': (('killed_after_calls', 'kill at'),
+           ('in_flight_on_killed', 'in flight'),
+           ('kill_to_dead_s', 'kill->dead'),
+           ('kill_to_abort_s', 'kill->abort'),
+           ('takeover_log_s', 'take-over'),
+           ('abort_before_takeover', 'abort first'),
+           ('abort_to_end_s', 'abort->end'),
+           ('nodes_not_started', 'not started'), ('sent_twice', 'twice')),
+}
+
+
+def _steering_lines(figures):
+    columns = STEERING_COLUMNS[figures['drill']]
+    yield ('%s: %s nodes a trial (seed %s, %s)' % (
+        figures['drill'], figures['nodes'], figures['seed'],
+        figures.get('mode', 'database')))
+    yield 'trial  ' + '  '.join('%13s' % h for _k, h in columns)
+    for t in figures['trials']:
+        yield '%5d  ' % t['trial'] + '  '.join(
+            '%13s' % ('-' if t.get(k) is None else t[k])
+            for k, _h in columns)
+    for key, heading in columns:
+        values = sorted(t[key] for t in figures['trials']
+                        if isinstance(t.get(key), float))
+        if values:
+            yield ('%s: min %s s, median %s s, max %s s over %d trials'
+                   % (heading, values[0], values[len(values) // 2],
+                      values[-1], len(values)))
+
+
 def report_lines(path):
     """Readable lines of a figures file."""
     with open(path) as f:
@@ -406,7 +443,9 @@ def report_lines(path):
     for entry in entries:
         yield entry['test']
         figures = entry['figures']
-        if 'trials' in figures:
+        if figures.get('drill') in STEERING_COLUMNS:
+            lines = _steering_lines(figures)
+        elif 'trials' in figures:
             lines = _r1_lines(figures)
         else:
             lines = ('%s: %s' % item for item in sorted(figures.items()))
