@@ -28,7 +28,7 @@ from baremetal_orch.ironic import outage
 from baremetal_orch.ironic import throttle
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests.functional import test_ironic_driver
+from baremetal_orch.tests import helpers
 
 
 class TestIronicAbort(base.FunctionalTestCase):
@@ -56,7 +56,7 @@ class TestIronicAbort(base.FunctionalTestCase):
             '%s-%s' % (name, uuidutils.generate_uuid()[:8]), **fields)
         self.ironic.provision(inode['uuid'], 'manage', 'manageable')
         inode = self.ironic.provision(inode['uuid'], 'provide', 'available')
-        return inode, test_ironic_driver.make_node(inode)
+        return inode, helpers.driver_node(inode)
 
     def provision_requests(self, inode, mark):
         return [r for r in self.ironic.request_log(mark)

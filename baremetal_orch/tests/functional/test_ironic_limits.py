@@ -43,7 +43,7 @@ from baremetal_orch.tests import base as test_base
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
 from baremetal_orch.tests.functional.fixtures import tcp_relay
-from baremetal_orch.tests.functional import test_ironic_driver
+from baremetal_orch.tests import helpers
 
 
 class LimitsTestCase(base.FunctionalTestCase):
@@ -77,7 +77,7 @@ class LimitsTestCase(base.FunctionalTestCase):
             self.ironic.provision(inode['uuid'], 'manage', 'manageable')
             inode = self.ironic.provision(inode['uuid'], 'provide',
                                           'available')
-            nodes.append(test_ironic_driver.make_node(inode))
+            nodes.append(helpers.driver_node(inode))
         return nodes
 
     def deploy_all(self, nodes, timeout=300):

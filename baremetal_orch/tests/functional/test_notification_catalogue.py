@@ -382,6 +382,10 @@ class TestNotificationCatalogue(base.FunctionalTestCase):
         action = c.post('/v1/actions', status=201, json={
             'name': 'deploy_site',
             'parameters': {'deployment_strategy': 'catalogue'}}).json()
+        # action.control.start (pause, resume) and .end (resume).
+        for verb in ('pause', 'resume'):
+            c.post('/v1/actions/%s/control' % action['uuid'], status=202,
+                   json={'verb': verb, 'reason': 'catalogue'})
         infos = {name: c.wait_for(lambda u=uuid: self._agent(u), 120)
                  for name, uuid in nodes.items()}
         self.assertEqual('IN_PROGRESS', self._signal(infos['sig-ok'], {
