@@ -18,6 +18,9 @@
 * :func:`driver_node` makes a node as the provisioning drivers see it.
 """
 
+import collections
+import json
+import os
 import socket
 import time
 import types
@@ -138,3 +141,23 @@ def driver_node(ironic_node=None, **values):
     node = types.SimpleNamespace(**fields)
     node.ident = node.name or node.uuid
     return node
+
+
+def call_log_ends(path):
+    """{(node name, call): [end times]} of the fake driver's calls that
+    ended, from its ``[fake_driver]call_log`` (in the order they ended)."""
+    times = collections.defaultdict(list)
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                entry = json.loads(line)
+                if entry.get('stage') == 'end':
+                    times[(entry['name'], entry['call'])].append(
+                        entry['time'])
+    return times
+
+
+def completed_calls(path):
+    """{(node name, call): count} of the fake driver's calls that ended."""
+    return collections.Counter({key: len(ends) for key, ends in
+                                call_log_ends(path).items()})

@@ -13,7 +13,6 @@
 over by the other conductor and ends with the report of an uninterrupted
 run, without preparing or deploying any node twice (MariaDB, RabbitMQ)."""
 
-import collections
 import json
 import os
 import signal
@@ -24,6 +23,7 @@ from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional.fixtures import broker
 from baremetal_orch.tests.functional.fixtures import databases
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 
 GROUPS = ('g1', 'g2', 'g3')
 NODES_PER_GROUP = 4
@@ -85,14 +85,7 @@ class SplitServiceTestCase(base.FunctionalTestCase):
         self.client = services.Client(endpoint)
 
     def _calls(self):
-        counts = collections.Counter()
-        if os.path.exists(self.call_log):
-            with open(self.call_log) as f:
-                for line in f:
-                    entry = json.loads(line)
-                    if entry.get('stage') == 'end':
-                        counts[(entry['name'], entry['call'])] += 1
-        return counts
+        return helpers.completed_calls(self.call_log)
 
 
 class TestCrashResume(SplitServiceTestCase):

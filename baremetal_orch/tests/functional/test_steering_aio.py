@@ -15,7 +15,6 @@ and a restart of the process, and a resume completes it with no node
 prepared or deployed twice; pause, resume and abort through the real
 ``openstack`` CLI."""
 
-import collections
 import json
 import os
 import signal
@@ -27,6 +26,7 @@ from baremetal_orch.tests.functional import aio
 from baremetal_orch.tests.functional import base
 from baremetal_orch.tests.functional import fixtures as func_fixtures
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 
 NODES = 8
 
@@ -55,14 +55,7 @@ class TestSteeringAllInOne(base.FunctionalTestCase):
                 'success_criteria': {'percent_successful_nodes': 100}}]}})
 
     def _calls(self):
-        counts = collections.Counter()
-        if os.path.exists(self.call_log):
-            with open(self.call_log) as f:
-                for line in f:
-                    entry = json.loads(line)
-                    if entry.get('stage') == 'end':
-                        counts[(entry['name'], entry['call'])] += 1
-        return counts
+        return helpers.completed_calls(self.call_log)
 
     def _state(self, uuid):
         return self.client.get('/v1/actions/%s' % uuid, status=200).json()

@@ -54,6 +54,7 @@ from baremetal_orch.tests.functional.fixtures import broker
 from baremetal_orch.tests.functional.fixtures import databases
 from baremetal_orch.tests.functional.fixtures import jobboard
 from baremetal_orch.tests.functional import services
+from baremetal_orch.tests import helpers
 
 DRILLS_ENV = 'BAREMETAL_ORCH_DRILLS'
 JOBBOARD_ENV = 'BAREMETAL_ORCH_DRILL_JOBBOARD'
@@ -138,20 +139,11 @@ class DrillTestCase(base.FunctionalTestCase):
     def completion_times(self):
         """{(node name, call): [end times]} of the driver calls that ended
         (wall-clock times, in the order they ended)."""
-        times = collections.defaultdict(list)
-        if os.path.exists(self.call_log):
-            with open(self.call_log) as f:
-                for line in f:
-                    entry = json.loads(line)
-                    if entry.get('stage') == 'end':
-                        times[(entry['name'], entry['call'])].append(
-                            entry['time'])
-        return times
+        return helpers.call_log_ends(self.call_log)
 
     def completed_calls(self):
         """{(node name, call): count} of the driver calls that ended."""
-        return collections.Counter({key: len(ends) for key, ends in
-                                    self.completion_times().items()})
+        return helpers.completed_calls(self.call_log)
 
     def assertEachCalledOnce(self, names, message='', unrecorded=None):
         """Every node in ``names`` was provided and deployed exactly once
