@@ -20,21 +20,30 @@ here for a slot and asks again.
 :class:`Window` keeps, per Ironic endpoint and kind of work, how many
 provision requests this process may have in flight (a request is in
 flight from the moment it is sent until the node's wait ends). The window
-follows Ironic's answers, as TCP's congestion window follows losses:
+follows Ironic's answers:
 
-* an accepted request adds ``1 / window`` (one more slot per window of
-  acceptances), or a whole slot before the first refusal (slow start);
-* a refusal halves the window, never below the requests Ironic has just
-  shown it holds (the ones in flight), and never below one;
-* after a refusal, no request is sent for a hold-off (doubling up to
-  :data:`MAX_HOLD` seconds) unless one of this process's own requests
-  ends first: then Ironic has a free slot for sure;
-* ``cap`` (``[ironic]max_concurrent_provisioning``) bounds it.
+* before the first refusal, each accepted request adds a slot (slow
+  start);
+* a refusal sets the window to the requests Ironic has just shown it
+  holds for this process (the ones still in flight, never fewer than
+  one): the limit last met. No request is sent for a hold-off
+  (:data:`FIRST_HOLD`, doubling up to :data:`MAX_HOLD`) unless one of
+  this process's own requests ends first: then Ironic has a free slot
+  for sure;
+* with the window full and requests queued, one request beyond it (a
+  probe) goes once the hold-off is over. Accepted, the window takes its
+  slot and the next probe may go at once, so a conductor takes up the
+  slots another conductor (or another client of Ironic) gave back
+  within the longest hold-off, not one slot per window of deploys;
+  refused, the hold-off doubles;
+* ``cap`` (``[ironic]max_concurrent_provisioning``) bounds it; no probe
+  goes past it.
 
-One conductor alone keeps Ironic full with about one refusal per window
-of deploys (its probe for a larger limit). Conductors sharing an Ironic
-each hold what Ironic accepted from them and probe as slowly, so they
-converge without a storm of 503s.
+One conductor alone keeps Ironic full with at most one refused probe per
+hold-off. Conductors sharing an Ironic each hold what Ironic accepted
+from them and probe as slowly, so they converge without a storm of 503s,
+and whichever still has nodes queued takes over the slots the others
+leave.
 
 The waiting nodes form a FIFO queue; a refused node goes back to its head.
 The module is pure: time comes from the ``clock`` given.
@@ -47,12 +56,18 @@ import time
 
 #: The window before the first refusal, without a cap.
 INITIAL = 4.0
-#: The first hold-off after a refusal, in seconds; it doubles.
+#: The first hold-off after a refusal, in seconds; it doubles up to the
+#: longest, :data:`HOLD_SHARE` of how long Ironic's work lasts, between
+#: :data:`FIRST_HOLD` and :data:`MAX_HOLD` (:data:`START_MAX_HOLD` before
+#: any work ended). With Ironic full, a conductor with queued requests
+#: sends at most one refused probe per longest hold-off, and takes up a
+#: slot freed elsewhere at most that late: a few percent of a deploy.
 FIRST_HOLD = 0.5
-#: The longest hold-off.
-MAX_HOLD = 8.0
-#: The multiplicative decrease.
-DECREASE = 0.5
+HOLD_SHARE = 1.0 / 8
+START_MAX_HOLD = 1.0
+MAX_HOLD = 60.0
+#: The weight of the newest duration in the mean of how long work lasts.
+LASTING_WEIGHT = 0.2
 
 #: Kinds of work Ironic limits separately.
 DEPLOY = 'deploy'
@@ -83,9 +98,21 @@ class Window:
         self.slow_start = True
         self._hold = FIRST_HOLD
         self._hold_until = None
+        # When the next probe may go (None: at once); whether one is out.
+        self._probe_at = None
+        self._probing = False
+        #: How long accepted work lasts in Ironic (a moving mean, in
+        #: seconds; None until some ended).
+        self.lasting = None
+
+    def max_hold(self):
+        """The longest hold-off: a share of how long work lasts."""
+        if self.lasting is None:
+            return START_MAX_HOLD
+        return min(MAX_HOLD, max(FIRST_HOLD, self.lasting * HOLD_SHARE))
 
     def limit(self):
-        """The requests allowed in flight now."""
+        """The requests allowed in flight now, without a probe."""
         limit = max(1, math.floor(self.size))
         return min(limit, self.cap) if self.cap else limit
 
@@ -95,70 +122,124 @@ class Window:
             return 0.0
         return max(0.0, self._hold_until - self._clock())
 
+    def _may_probe(self):
+        return not (self.slow_start or self._probing or
+                    (self.cap and self.in_flight >= self.cap))
+
     def can_send(self):
-        return self.in_flight < self.limit() and not self.held()
+        """Whether a request may go now: within the window, or as the
+        one probe past it."""
+        if self.held():
+            return False
+        if self.in_flight < self.limit():
+            return True
+        return self._may_probe() and (self._probe_at is None or
+                                      self._clock() >= self._probe_at)
+
+    def wait_time(self):
+        """Seconds until time alone may let a request go (None: only an
+        answer or a release can)."""
+        held = self.held()
+        if held:
+            return held
+        if (self.in_flight >= self.limit() and self._may_probe() and
+                self._probe_at is not None):
+            return max(0.0, self._probe_at - self._clock())
+        return None
 
     def sent(self):
-        """A request leaves: it holds a slot."""
+        """A request leaves: it holds a slot.
+
+        :returns: whether it is a probe (past the window).
+        """
+        probe = self.in_flight >= self.limit()
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
+        self._probing = self._probing or probe
+        return probe
 
-    def accepted(self):
+    def accepted(self, probe=False):
         """Ironic accepted a request (its slot stays taken)."""
-        self.size += 1.0 if self.slow_start else 1.0 / self.size
+        if self.slow_start:
+            self.size += 1.0
+        if probe:
+            # Ironic had room: the window takes the slot and the next
+            # probe may go at once.
+            self.size = max(self.size, float(self.in_flight))
+            self._probing = False
+            self._probe_at = None
         if self.cap:
             self.size = min(self.size, float(self.cap))
-        self._hold = FIRST_HOLD
+        if self.slow_start or probe:
+            self._hold = FIRST_HOLD
         self._hold_until = None
 
-    def refused(self):
+    def refused(self, probe=False):
         """Ironic refused a request with its concurrency limit: the
         request gives its slot back."""
         self.in_flight -= 1
         self.refusals += 1
         self.slow_start = False
-        self.size = max(1.0, float(self.in_flight), self.size * DECREASE)
-        self._hold_until = self._clock() + self._hold
-        self._hold = min(MAX_HOLD, self._hold * 2)
+        self.size = max(1.0, min(self.size, float(self.in_flight)))
+        self._hold_until = self._probe_at = self._clock() + self._hold
+        self._hold = min(self.max_hold(), self._hold * 2)
+        if probe:
+            self._probing = False
 
-    def released(self, freed=True):
+    def released(self, freed=True, probe=False, lasted=None):
         """A request's work ended (or the request failed otherwise).
 
         :param freed: whether Ironic had accepted it (its end frees a
             slot in Ironic, which lifts the hold-off).
+        :param probe: a probe that got no answer of Ironic's.
+        :param lasted: seconds from Ironic's acceptance to the end.
         """
         self.in_flight -= 1
         if freed:
             self._hold_until = None
+        if probe:
+            self._probing = False
+        if lasted is not None:
+            self.lasting = lasted if self.lasting is None else (
+                LASTING_WEIGHT * lasted +
+                (1 - LASTING_WEIGHT) * self.lasting)
 
 
 class Slot:
     """A place in flight, given by :meth:`Throttle.acquire`."""
 
-    def __init__(self, throttle, queued):
+    def __init__(self, throttle, queued, probe=False):
         self._throttle = throttle
         #: Seconds the request waited in the queue.
         self.queued = queued
+        #: Whether it went past the window, as a probe.
+        self.probe = probe
         self.accepted = False
         self.done = False
+        self._accepted_at = None
 
     def accept(self):
         """Ironic accepted the request."""
         if not self.accepted:
             self.accepted = True
-            self._throttle._accepted()
+            self._accepted_at = self._throttle._clock()
+            self._throttle._accepted(self.probe)
 
     def refuse(self):
         """Ironic refused the request for its limit: back in the queue
         (at its head) with :meth:`Throttle.acquire` again."""
         self.done = True
-        self._throttle._refused()
+        self._throttle._refused(self.probe)
 
     def release(self):
         """The request's work ended; idempotent."""
         if not self.done:
             self.done = True
-            self._throttle._released(self.accepted)
+            lasted = None
+            if self.accepted:
+                lasted = self._throttle._clock() - self._accepted_at
+            self._throttle._released(
+                self.accepted, self.probe and not self.accepted, lasted)
 
     def __enter__(self):
         return self
@@ -205,31 +286,30 @@ class Throttle:
             try:
                 while not (self._queue[0] is ticket and
                            self.window.can_send()):
-                    held = self.window.held()
-                    self._cond.wait(held if held else None)
+                    self._cond.wait(self.window.wait_time())
                 self._queue.popleft()
-                self.window.sent()
+                probe = self.window.sent()
                 # The next in the queue may fit too.
                 self._cond.notify_all()
             except BaseException:
                 self._queue.remove(ticket)
                 self._cond.notify_all()
                 raise
-        return Slot(self, self._clock() - start)
+        return Slot(self, self._clock() - start, probe)
 
-    def _accepted(self):
+    def _accepted(self, probe):
         with self._cond:
-            self.window.accepted()
+            self.window.accepted(probe)
             self._cond.notify_all()
 
-    def _refused(self):
+    def _refused(self, probe):
         with self._cond:
-            self.window.refused()
+            self.window.refused(probe)
             self._cond.notify_all()
 
-    def _released(self, freed):
+    def _released(self, freed, probe, lasted):
         with self._cond:
-            self.window.released(freed)
+            self.window.released(freed, probe, lasted)
             self._cond.notify_all()
 
     def stats(self):
