@@ -150,12 +150,17 @@ class Parser(w_parser.HTTPRequestParser):
 
     def received(self, data):
         if not self.line_ended and not self.headers_finished:
+            # The request line may come in several pieces: it has ended
+            # once a piece holds its LF within the limit.
             end = data.find(b'\n')
-            self.line_ended = 0 <= self.head_seen + end < \
+            self.line_ended = 0 <= end and self.head_seen + end < \
                 self.adj.max_request_header_size
             self.head_seen += len(data)
         consumed = super().received(data)
         if isinstance(self.error, w_utils.RequestHeaderFieldsTooLarge):
+            # waitress parsed a stand-in "GET / HTTP/1.0" line: the
+            # answer is HTTP/1.1 whatever the request claimed.
+            self.version = '1.1'
             limit = self.adj.max_request_header_size
             if self.line_ended:
                 self.error = w_utils.RequestEntityTooLarge(
