@@ -28,7 +28,13 @@ it lets through, and what a server that fronts anything must refuse (a
   waitress joins to the line before);
 * on HTTP/1.1, a missing, repeated or malformed ``Host``;
 * a chunk size past the body limit (waitress would wait for that many
-  bytes before its 413).
+  bytes before its 413);
+* a target in absolute form (RFC 9112 3.2.2) whose scheme is not http or
+  https, or whose authority is not a host (empty, with user information).
+
+A target in absolute form is accepted, and its authority replaces the
+``Host`` header, as RFC 9112 3.2.2 asks of an origin server (waitress
+keeps the header).
 """
 
 import collections
@@ -144,12 +150,17 @@ class Parser(w_parser.HTTPRequestParser):
 
     def received(self, data):
         if not self.line_ended and not self.headers_finished:
+            # The request line may come in several pieces: it has ended
+            # once a piece holds its LF within the limit.
             end = data.find(b'\n')
-            self.line_ended = 0 <= self.head_seen + end < \
+            self.line_ended = 0 <= end and self.head_seen + end < \
                 self.adj.max_request_header_size
             self.head_seen += len(data)
         consumed = super().received(data)
         if isinstance(self.error, w_utils.RequestHeaderFieldsTooLarge):
+            # waitress parsed a stand-in "GET / HTTP/1.0" line: the
+            # answer is HTTP/1.1 whatever the request claimed.
+            self.version = '1.1'
             limit = self.adj.max_request_header_size
             if self.line_ended:
                 self.error = w_utils.RequestEntityTooLarge(
@@ -167,7 +178,24 @@ class Parser(w_parser.HTTPRequestParser):
             self.version = '1.1'
             raise
         super().parse_header(header_plus)
+        if self.proxy_scheme or self.proxy_netloc:
+            self._absolute_form()
         if self.chunked:
             receiver = ChunkedReceiver(self.body_rcv.getbuf())
             receiver.limit = self.adj.body_limit
             self.body_rcv = receiver
+
+    def _absolute_form(self):
+        """Take the host of an absolute-form target (RFC 9112 3.2.2)."""
+        netloc = self.proxy_netloc.encode('latin-1')
+        if self.proxy_scheme.lower() not in ('http', 'https'):
+            detail = 'A target in absolute form must be an http or https URI'
+        elif not netloc or netloc[:1] == b':' or not _HOST.fullmatch(netloc):
+            detail = ('The authority of a target in absolute form is not a '
+                      'host')
+        else:
+            self.headers['HOST'] = self.proxy_netloc
+            return
+        # The answer is HTTP/1.1 whatever the request claimed.
+        self.version = '1.1'
+        raise w_parser.ParsingError(detail)

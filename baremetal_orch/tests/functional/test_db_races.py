@@ -20,6 +20,8 @@ import threading
 
 import testscenarios
 
+from baremetal_orch.api.controllers.v1 import chassis as chassis_api
+from baremetal_orch.api.controllers.v1 import nodes as nodes_api
 from baremetal_orch.api import utils as api_utils
 from baremetal_orch.common import context
 from baremetal_orch.common import exception
@@ -238,26 +240,18 @@ class TestTotalPaging(base.FunctionalTestCase):
         databases.use_database(self, self.backend)
         migration.upgrade()
 
-    def test_nodes(self):
-        racks = [None, 'r1', 'R1', None, 'r0', 'r2', 'r1', None, 'a', None]
-        for i, rack in enumerate(racks):
-            node = dbapi.create_node({
-                'name': None if i % 3 == 0 else 'n%d' % i, 'driver': 'fake',
-                'provision_state': 'enroll', 'rack_name': rack,
-                'shard': racks[-1 - i]})
-            if i % 2:
-                dbapi.update_node(node.uuid, {'extra': {'i': i}})
-        expected = sorted(n.uuid for n in dbapi.list_nodes())
-        for sort_key in ('name', 'rack_name', 'shard', 'updated_at',
-                         'created_at', 'uuid', 'id'):
+    def walk_both_ways(self, list_rows, sort_keys):
+        """Every row exactly once with each sort key, both ways, pages of
+        2; ascending is descending reversed."""
+        expected = sorted(r.uuid for r in list_rows())
+        for sort_key in sort_keys:
             walks = {}
             for sort_dir in ('asc', 'desc'):
                 seen, marker = [], None
                 while True:
-                    page = dbapi.list_nodes(limit=2, marker=marker,
-                                            sort_key=sort_key,
-                                            sort_dir=sort_dir)
-                    seen.extend(n.uuid for n in page)
+                    page = list_rows(limit=2, marker=marker,
+                                     sort_key=sort_key, sort_dir=sort_dir)
+                    seen.extend(r.uuid for r in page)
                     if len(page) < 2:
                         break
                     marker = page[-1].uuid
@@ -265,3 +259,25 @@ class TestTotalPaging(base.FunctionalTestCase):
                                  '%s %s' % (sort_key, sort_dir))
                 walks[sort_dir] = seen
             self.assertEqual(walks['asc'], walks['desc'][::-1], sort_key)
+
+    def test_nodes(self):
+        racks = [None, 'r1', 'R1', None, 'r0', 'r2', 'r1', None, 'a', None]
+        for i, rack in enumerate(racks):
+            node = dbapi.create_node({
+                'name': None if i % 3 == 0 else 'n%d' % i, 'driver': 'fake',
+                'provision_state': ('enroll', 'manageable')[i % 2],
+                'rack_name': rack, 'shard': racks[-1 - i],
+                'conductor_group': rack and rack.upper()})
+            if i % 2:
+                dbapi.update_node(node.uuid, {'extra': {'i': i}})
+        # Every documented sort_key of GET /v1/nodes.
+        self.walk_both_ways(dbapi.list_nodes, nodes_api.SORT_KEYS)
+
+    def test_chassis(self):
+        # Half of them updated: updated_at null for the others (chassis by
+        # updated_at showed 5 of 7).
+        for i in range(7):
+            row = dbapi.create_chassis({'description': None})
+            if i % 2:
+                dbapi.update_chassis(row.uuid, {'description': 'd'})
+        self.walk_both_ways(dbapi.list_chassis, chassis_api.SORT_KEYS)

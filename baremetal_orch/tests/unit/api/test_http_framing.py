@@ -51,6 +51,12 @@ REFUSED = {
     'cr_in_host_post': b'POST /v1/nodes HTTP/1.1\r\nHost: x\ry\r\n'
     b'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
 }
+# An absolute-form target (RFC 9112 3.2.2) of another scheme than http(s),
+# or whose authority is empty, holds user information or is no host.
+for _target in (b'ftp://x/v1', b'http:///v1', b'http:/v1', b'http://u@x/v1',
+                b'https://x:y/v1', b'v1:x'):
+    REFUSED['absolute_form_%r' % _target] = (
+        b'GET ' + _target + b' HTTP/1.1\r\nHost: x\r\n\r\n')
 for _cl in (b'+2', b'1_1', b'-1', b'0x2', b' 2 2'):
     REFUSED['content_length_%r' % _cl] = (
         b'POST /v1/nodes/filter HTTP/1.1\r\n' + HEAD + b'Content-Length: ' +
@@ -133,12 +139,28 @@ class TestFraming(base.ListenerTestCase):
         self.assertEqual([], self.ran)
 
     def test_absolute_form(self):
+        # RFC 9112 3.2.2: a server accepts a target in absolute form, and
+        # takes the host from it, not from the Host header.
         conn = self.connect()
         conn.send(b'GET http://example.org/v1/nodes HTTP/1.1\r\n'
                   b'Host: example.org\r\n\r\n')
         resp = conn.read()
         self.assertEqual(200, resp.status, resp)
         self.assertIn('nodes', resp.json())
+        for head in (b'GET http://target.example:8/v1 HTTP/1.1\r\n'
+                     b'Host: other.example\r\n\r\n',
+                     b'GET HTTPS://target.example:8/v1 HTTP/1.1\r\n'
+                     b'Host: other.example\r\n\r\n',
+                     b'GET http://target.example:8/v1 HTTP/1.0\r\n'
+                     b'Connection: keep-alive\r\n\r\n'):
+            with self.subTest(head):
+                conn.send(head)
+                resp = conn.read()
+                self.assertEqual(200, resp.status, resp)
+                self.assertEqual('http://target.example:8/v1/',
+                                 resp.json()['links'][0]['href'])
+        self.assertEqual([('GET', '/v1/nodes')] + [('GET', '/v1')] * 3,
+                         self.ran)
 
     def test_head_allow_and_content_encoding(self):
         conn = self.connect()

@@ -30,13 +30,14 @@ class ListenerTestCase(base.ConductorTestCase):
     THREADS = 2
     QUEUE = 2
     HEADER_TIMEOUT = 10
+    MAX_HEADER = 4096
 
     def setUp(self):
         super().setUp()
         self.config(group='api', auth_strategy='noauth')
         self.server = wsgi_server.Server(
             self.application(), '127.0.0.1', 0, threads=self.THREADS,
-            max_queued=self.QUEUE, max_header_size=4096,
+            max_queued=self.QUEUE, max_header_size=self.MAX_HEADER,
             header_timeout=self.HEADER_TIMEOUT)
         self.server.start()
         self.addCleanup(self.server.stop)
@@ -129,6 +130,27 @@ class TestServerOwnErrors(ListenerTestCase):
             error = self.assertApiSig(resp, status)
             self.assertTrue(error['detail'])
             self.assertTrue(resp.closes)
+
+
+class TestDefaultHeaderLimit(ListenerTestCase):
+
+    MAX_HEADER = 65536
+
+    def test_long_request_line_and_headers_in_many_reads(self):
+        # 70 KB, past the default limit: the server reads them in several
+        # pieces. The request line was a 413, as if it had ended, once a
+        # piece without its end came; and both answers said HTTP/1.0 to an
+        # HTTP/1.1 client.
+        for raw, status in (
+                (b'GET /' + b'a' * 70000 + b' HTTP/1.1\r\nHost: x\r\n\r\n',
+                 b'414'),
+                (b'GET /v1 HTTP/1.1\r\nHost: x\r\nX-Big: ' + b'a' * 70000 +
+                 b'\r\n\r\n', b'413')):
+            with self.subTest(status=status):
+                conn = self.connect()
+                conn.send(raw)
+                self.assertEqual(b'HTTP/1.1 ' + status,
+                                 conn.file.readline()[:12])
 
 
 class TestPastCapacity(ListenerTestCase):
