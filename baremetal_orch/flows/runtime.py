@@ -39,15 +39,22 @@ from baremetal_orch.objects import event as event_obj
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
+#: A group's statuses once it ended.
+ENDED = (statuses.SUCCESS, statuses.FAILED)
+
 
 class GroupSlots:
-    """At most ``[conductor]max_concurrent_groups`` groups at once, handed
-    out in the plan's order (:meth:`SiteDeployment.startable_groups`).
+    """The one place a group's start is decided: at most
+    ``[conductor]max_concurrent_groups`` groups at once, handed out in the
+    plan's order once their dependencies succeeded
+    (:meth:`SiteDeployment.startable_groups`).
 
     :meth:`start` takes a slot and starts the group in the site's rules in
-    one step, so the start order is the order slots were granted.
-    start/release are idempotent per group, so a resumed flow that
-    re-enters a group's deploy does not take a second slot.
+    one step, so the start order is the order slots were granted. A group
+    that ends while it waits (a dependency failed, the action was
+    aborted) gets no slot. start/release are idempotent per group, so a
+    resumed flow that re-enters a group's deploy does not take a second
+    slot.
 
     ``size`` is a number or a callable read at each decision, so that a
     SIGHUP reload of ``max_concurrent_groups`` applies to the running
@@ -66,6 +73,7 @@ class GroupSlots:
         self._site = site
         self._holders = set()
         self._startable = None
+        self._closed = False
 
     def _may_start(self, group):
         free = self._size() - len(self._holders)
@@ -80,16 +88,39 @@ class GroupSlots:
         return group in self._startable
 
     def start(self, group):
-        """Wait for ``group``'s turn and a free slot, then start it."""
+        """Wait for ``group``'s turn and a free slot, then start it.
+
+        :returns: True once it holds a slot; False when the group ended
+            before its turn came (it then never starts).
+        """
         with self._cond:
             if group in self._holders:
-                return
-            while not self._may_start(group):
+                return True
+            while True:
+                if (self._closed or
+                        self._site.group_status(group)['status'] in ENDED):
+                    return False
+                if self._may_start(group):
+                    break
                 if not self._cond.wait(self.recheck_interval):
                     self._startable = None
             self._site.start(group)
             self._holders.add(group)
             self._startable = None
+            self._cond.notify_all()
+            return True
+
+    def wake(self):
+        """Groups ended without a slot (skipped, aborted): their waiters
+        look again."""
+        with self._cond:
+            self._startable = None
+            self._cond.notify_all()
+
+    def close(self):
+        """The flow failed: no group starts any more."""
+        with self._cond:
+            self._closed = True
             self._cond.notify_all()
 
     def release(self, group):
@@ -243,8 +274,8 @@ class SiteRuntime:
 
     def skip_blocked(self):
         """Fail, with ``dependency_failed``, every group a failed group
-        blocks (taskflow's deciders keep their atoms from running); once
-        the action is aborted, fail every pending group with ``aborted``.
+        blocks; once the action is aborted, fail every pending group with
+        ``aborted``. Their chains, waiting for a slot, end at once.
         """
         if self.steering.aborting():
             ended = [g for g in self.site.strategy.topological_order()
@@ -260,6 +291,7 @@ class SiteRuntime:
         if ended:
             self.checkpoint()
             self._groups_finished(ended)
+            self.slots.wake()
         return ended
 
     def _may_go_on(self, group):
@@ -276,15 +308,30 @@ class SiteRuntime:
                              reason=groups.ABORTED,
                              finished_at=timeutils.utcnow())
             self.checkpoint()
+            if not self._started(group):
+                # Its chain records nothing more.
+                self._groups_finished([group])
+                self.slots.wake()
+
+    def _started(self, group):
+        return group in self.site.order()
+
+    def guard(self, step, group, *args):
+        """Run ``step`` of ``group``'s chain. A step that raises fails
+        the flow: the groups waiting for a slot then end at once instead
+        of holding the flow open."""
+        try:
+            return step(group, *args)
+        except BaseException:
+            self.slots.close()
+            raise
 
     # Phases ----------------------------------------------------------------
 
     def run_prepare(self, group):
-        first = group not in self.site.order()
-        if not self._may_go_on(group):
-            return {}
-        self.slots.start(group)
-        if not self._may_go_on(group):
+        first = not self._started(group)
+        if not (self._may_go_on(group) and self.slots.start(group) and
+                self._may_go_on(group)):
             return {}
         if first:
             self._group_task(group, status=statuses.RUNNING,
@@ -297,6 +344,8 @@ class SiteRuntime:
                                CONF.conductor.prepare_timeout)
 
     def check_prepare(self, group, results):
+        if not self._started(group):
+            return False
         result = self.site.finish_prepare(group, results or {})
         self.checkpoint()
         notify.group(self.context, self.action, group, groups.PREPARE,
@@ -320,6 +369,10 @@ class SiteRuntime:
     def check_deploy(self, group, results):
         try:
             status = self.site.group_status(group)
+            if not self._started(group):
+                # Ended before its start (skipped or aborted), recorded
+                # then.
+                return status['status']
             if (status['status'] == statuses.RUNNING
                     and status['phase'] == groups.DEPLOY):
                 result = self.site.finish_deploy(group, results or {})

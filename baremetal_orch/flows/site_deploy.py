@@ -12,12 +12,14 @@
 """deploy_site and update_site as a taskflow graph flow.
 
 Each group is a chain of four atoms -- prepare, check the criteria,
-deploy, check the criteria -- and the groups' ``depends_on`` link the last
-atom of a dependency to the first atom of the group it holds back. Each
-such link carries a decider: a group whose dependency did not succeed is
-never attempted (taskflow ignores its atoms and those of the groups after
-it, nothing is reverted) and :meth:`SiteRuntime.skip_blocked` records it
-as ``dependency_failed``.
+deploy, check the criteria -- and the chains run side by side. When a
+group may start is decided in one place, the site's rules
+(:meth:`SiteDeployment.startable_groups`, through
+:class:`~baremetal_orch.flows.runtime.GroupSlots`): the plan's order, the
+groups' ``depends_on`` and ``[conductor]max_concurrent_groups``. A group
+whose dependency did not succeed is never started: the rules fail it with
+``dependency_failed`` (:meth:`SiteRuntime.skip_blocked`) and its chain
+ends without doing anything.
 
 The flow is built from plain data by :func:`flow_factory`, so taskflow can
 rebuild it from its persisted details when another conductor resumes the
@@ -34,7 +36,8 @@ import concurrent.futures
 from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
-from taskflow.patterns import graph_flow
+from taskflow.patterns import linear_flow
+from taskflow.patterns import unordered_flow
 from taskflow import task
 
 from baremetal_orch.common import statuses
@@ -71,7 +74,7 @@ class PreparePhase(_GroupAtom):
                          provides='prepare_results:%s' % group)
 
     def execute(self, runtime):
-        return runtime.run_prepare(self.group)
+        return runtime.guard(runtime.run_prepare, self.group)
 
 
 class CheckPrepare(_GroupAtom):
@@ -83,7 +86,7 @@ class CheckPrepare(_GroupAtom):
                          provides='prepare_ok:%s' % group)
 
     def execute(self, runtime, results):
-        return runtime.check_prepare(self.group, results)
+        return runtime.guard(runtime.check_prepare, self.group, results)
 
 
 class DeployPhase(_GroupAtom):
@@ -95,7 +98,7 @@ class DeployPhase(_GroupAtom):
                          provides='deploy_results:%s' % group)
 
     def execute(self, runtime, prepare_ok):
-        return runtime.run_deploy(self.group, prepare_ok)
+        return runtime.guard(runtime.run_deploy, self.group, prepare_ok)
 
 
 class CheckDeploy(_GroupAtom):
@@ -107,41 +110,24 @@ class CheckDeploy(_GroupAtom):
                          provides='group_status:%s' % group)
 
     def execute(self, runtime, results):
-        return runtime.check_deploy(self.group, results)
+        return runtime.guard(runtime.check_deploy, self.group, results)
 
 
-def dependency_succeeded(history):
-    """Decider of a link from a dependency's last atom: the group runs only
-    when the dependency ended with ``success``."""
-    return all(status == groups.SUCCESS for status in history.values())
+def flow_factory(action_uuid, names):
+    """The flow of an action: one chain of atoms per group, side by side.
 
-
-def flow_factory(action_uuid, groups, dependencies):
-    """The graph flow of an action.
-
-    :param groups: group names, in document order.
-    :param dependencies: {group: [groups it depends on]}.
+    :param names: group names, in document order.
     """
-    flow = graph_flow.Flow('site:%s' % action_uuid)
-    first = {}
-    last = {}
-    for name in groups:
-        chain = [PreparePhase(name), CheckPrepare(name), DeployPhase(name),
-                 CheckDeploy(name)]
-        flow.add(*chain)
-        for before, after in zip(chain, chain[1:]):
-            flow.link(before, after)
-        first[name], last[name] = chain[0], chain[-1]
-    for name in groups:
-        for dep in dependencies.get(name, ()):
-            flow.link(last[dep], first[name], decider=dependency_succeeded)
+    flow = unordered_flow.Flow('site:%s' % action_uuid)
+    for name in names:
+        flow.add(linear_flow.Flow('group:%s' % name).add(
+            PreparePhase(name), CheckPrepare(name), DeployPhase(name),
+            CheckDeploy(name)))
     return flow
 
 
 def factory_args(runtime):
-    strategy = runtime.site.strategy
-    return [runtime.action_uuid, list(strategy.names()),
-            {g.name: list(g.depends_on) for g in strategy.groups}]
+    return [runtime.action_uuid, list(runtime.site.strategy.names())]
 
 
 def executor(runtime):

@@ -18,6 +18,7 @@ import threading
 import fixtures
 
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.flows import runtime
@@ -35,6 +36,19 @@ def wide_site():
             {'name': g, 'critical': False, 'depends_on': [],
              'selectors': [{'node_names': [g]}]} for g in GROUPS]}})
     return site_mod.SiteDeployment(strategy, {g: [g] for g in GROUPS})
+
+
+def chain_site():
+    """g0 <- g1 <- g2: each group depends on the one before."""
+    strategy = strategy_mod.parse({
+        'schema': 'shipyard/DeploymentStrategy/v1',
+        'metadata': {'name': 'chain'},
+        'data': {'groups': [
+            {'name': g, 'critical': False,
+             'depends_on': ['g%d' % (i - 1)] if i else [],
+             'selectors': [{'node_names': [g]}]}
+            for i, g in enumerate(GROUPS[:3])]}})
+    return site_mod.SiteDeployment(strategy, {g: [g] for g in GROUPS[:3]})
 
 
 class TestGroupSlots(base.TestCase):
@@ -108,6 +122,70 @@ class TestGroupSlots(base.TestCase):
         second.join(10)
         self.assertFalse(second.is_alive())
         self.assertEqual(['g0', 'g1'], site.order())
+
+    def waiter(self, slots, group):
+        answer = []
+        thread = threading.Thread(
+            target=lambda: answer.append(slots.start(group)), daemon=True)
+        thread.start()
+        thread.join(0.2)
+        self.assertTrue(thread.is_alive())
+        return thread, answer
+
+    def test_dependencies_hold_a_group_back(self):
+        # The slots are the one place a group's order is kept: with free
+        # slots, g1 still waits for g0 to succeed.
+        site = chain_site()
+        slots = runtime.GroupSlots(3, site)
+        thread, answer = self.waiter(slots, 'g1')
+        self.assertTrue(slots.start('g0'))
+        site.finish_prepare('g0', {n: True
+                                   for n in site.prepare_targets('g0')})
+        site.finish_deploy('g0', {n: True
+                                  for n in site.deploy_targets('g0')})
+        slots.release('g0')
+        thread.join(10)
+        self.assertEqual([True], answer)
+        self.assertEqual(['g0', 'g1'], site.order())
+
+    def test_a_blocked_group_ends_without_a_slot(self):
+        site = chain_site()
+        slots = runtime.GroupSlots(3, site)
+        thread, answer = self.waiter(slots, 'g2')
+        slots.start('g0')
+        site.prepare_targets('g0')
+        site.fail('g0', groups.TIMEOUT)
+        self.assertEqual(['g1', 'g2'], site.skip_blocked())
+        slots.wake()
+        thread.join(10)
+        self.assertEqual([False], answer)
+        self.assertEqual(['g0'], site.order())
+        self.assertFalse(slots.start('g1'))
+
+    def test_closed_slots_start_nothing(self):
+        # A failed flow: the groups waiting for a slot give up.
+        site = wide_site()
+        slots = runtime.GroupSlots(1, site)
+        slots.start('g0')
+        thread, answer = self.waiter(slots, 'g1')
+        slots.close()
+        thread.join(10)
+        self.assertEqual([False], answer)
+        self.assertEqual(['g0'], site.order())
+
+    def test_a_step_that_raises_closes_the_slots(self):
+        action = type('Action', (), {
+            'uuid': 'a-uuid', 'progress': None, 'parameters': None,
+            'state': 'running', 'control': None, 'state_reason': None})()
+        rt = runtime.SiteRuntime(None, action, wide_site(), None, {}, None)
+        self.assertEqual(('g0', 1), rt.guard(lambda g, n: (g, n), 'g0', 1))
+        self.assertTrue(rt.slots.start('g0'))
+
+        def boom(group):
+            raise RuntimeError(group)
+
+        self.assertRaises(RuntimeError, rt.guard, boom, 'g0')
+        self.assertFalse(rt.slots.start('g1'))
 
     def test_runtime_slots_follow_the_option(self):
         self.config(max_concurrent_groups=1, group='conductor')
