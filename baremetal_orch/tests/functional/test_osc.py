@@ -285,6 +285,9 @@ class TestWithoutKeystone(CLITestCase):
                              by_group[group][1:3], group)
         self.assertEqual('success', by_group['monitoring-nodes'][1])
         self.assertIn(': failed (failed)', run.stderr)
+        # The nodes of the skipped groups are not counted as done.
+        self.assertIn('failed (failed) | groups 5/5 | nodes 4/16 '
+                      '(12 not started) |', run.stderr)
 
         action_uuid = self.api.get('/v1/actions',
                                    status=200).json()['actions'][0]['uuid']
@@ -309,6 +312,9 @@ class TestWithoutKeystone(CLITestCase):
             action_uuid).stdout)
         self.assertEqual('red', nodes['ntp-node']['fillcolor'])
         self.assertEqual('green', nodes['monitoring-nodes']['fillcolor'])
+        # A skipped group is drawn apart from the failed one.
+        for group in ('control-nodes', 'compute-nodes-1', 'compute-nodes-2'):
+            self.assertEqual('lightgrey', nodes[group]['fillcolor'], group)
         self.assertIn('prepare_criteria_not_met',
                       nodes['ntp-node']['label'])
 
