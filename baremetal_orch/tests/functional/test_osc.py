@@ -256,6 +256,12 @@ class TestWithoutKeystone(CLITestCase):
         for group in GROUPS:
             self.assertIn(group, [label.split(' ')[-1] for label in labels])
         self.assertIn('│   ├── prepare', labels)
+        # -f value: each task's name, no tree drawing.
+        plain = self.cli('task', 'show', task_uuid, '--tree', '-f', 'value',
+                         '-c', 'Task').stdout.splitlines()
+        self.assertEqual(len(labels), len(plain))
+        self.assertEqual([label.split(' ')[-1] for label in labels], plain)
+        self.assertIn('prepare', plain)
         tree = self.cli_json('task', 'show', task_uuid, '--tree')
         self.assertEqual(self.api.get('/v1/tasks/%s?tree=true' % task_uuid,
                                       status=200).json(), tree)
