@@ -146,8 +146,8 @@ def shard_list():
 # strategy ------------------------------------------------------------------
 
 def _yaml_syntax_error(path, body):
-    """``<path>, line L, column C: <problem>`` of a YAML syntax error in
-    ``body``, or None when its syntax is fine.
+    """``<path>, line L, column C: not valid YAML: <problem>`` of a YAML
+    syntax error in ``body``, or None when its syntax is fine.
 
     Only YAML's parser runs (events, nothing constructed): it names the
     place of the error, which the API's message, about a request body,
@@ -160,11 +160,11 @@ def _yaml_syntax_error(path, body):
             pass
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
-        problem = ' '.join(p for p in (e.context, e.problem) if p)
-        return '%s, line %d, column %d: %s' % (
+        problem = '; '.join(p for p in (e.context, e.problem) if p)
+        return '%s, line %d, column %d: not valid YAML: %s' % (
             path, mark.line + 1, mark.column + 1, problem)
     except yaml.YAMLError as e:
-        return '%s: %s' % (path, e)
+        return '%s: not valid YAML: %s' % (path, e)
     return None
 
 
@@ -182,7 +182,7 @@ def strategy_validate():
     except exception.Invalid as e:
         where = _yaml_syntax_error(path, body)
         if where:
-            _err('%s is not valid YAML: %s' % (path, where))
+            _err(where)
         else:
             _err('%s is neither YAML nor JSON the service accepts: %s'
                  % (path, e.message))

@@ -12,7 +12,6 @@
 """``openstack baremetal orch action ...``: site and label actions, and
 steering them (pause, resume, abort, retry)."""
 
-import argparse
 import logging
 import sys
 
@@ -125,10 +124,6 @@ class CreateAction(common.ListOrShow):
         common.add_wait(parser, 'the action ends, following it (progress '
                                 'on stderr), then show its report; after '
                                 'the time-out the action goes on')
-        # The former ``--wait --timeout N``: ``--wait N`` now, as in every
-        # command of the plugin.
-        parser.add_argument('--timeout', metavar='<seconds>', type=int,
-                            help=argparse.SUPPRESS)
         add_poll_interval(parser)
         return parser
 
@@ -154,12 +149,6 @@ class CreateAction(common.ListOrShow):
                 raise exceptions.CommandError(
                     'update_labels needs at least one --target-node')
             body['parameters'] = {'target_nodes': parsed_args.target_nodes}
-        if parsed_args.timeout is not None:
-            if parsed_args.wait is None:
-                raise exceptions.CommandError(
-                    '--timeout goes with --wait; give --wait %d instead'
-                    % parsed_args.timeout)
-            parsed_args.wait = parsed_args.timeout
         if parsed_args.dry_run:
             if parsed_args.wait is not None:
                 raise exceptions.CommandError(

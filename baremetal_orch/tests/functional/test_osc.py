@@ -256,6 +256,12 @@ class TestWithoutKeystone(CLITestCase):
         for group in GROUPS:
             self.assertIn(group, [label.split(' ')[-1] for label in labels])
         self.assertIn('│   ├── prepare', labels)
+        # -f value: each task's name, no tree drawing.
+        plain = self.cli('task', 'show', task_uuid, '--tree', '-f', 'value',
+                         '-c', 'Task').stdout.splitlines()
+        self.assertEqual(len(labels), len(plain))
+        self.assertEqual([label.split(' ')[-1] for label in labels], plain)
+        self.assertIn('prepare', plain)
         tree = self.cli_json('task', 'show', task_uuid, '--tree')
         self.assertEqual(self.api.get('/v1/tasks/%s?tree=true' % task_uuid,
                                       status=200).json(), tree)
@@ -285,6 +291,9 @@ class TestWithoutKeystone(CLITestCase):
                              by_group[group][1:3], group)
         self.assertEqual('success', by_group['monitoring-nodes'][1])
         self.assertIn(': failed (failed)', run.stderr)
+        # The nodes of the skipped groups are not counted as done.
+        self.assertIn('failed (failed) | groups 5/5 | nodes 4/16 '
+                      '(12 not started) |', run.stderr)
 
         action_uuid = self.api.get('/v1/actions',
                                    status=200).json()['actions'][0]['uuid']
@@ -309,6 +318,9 @@ class TestWithoutKeystone(CLITestCase):
             action_uuid).stdout)
         self.assertEqual('red', nodes['ntp-node']['fillcolor'])
         self.assertEqual('green', nodes['monitoring-nodes']['fillcolor'])
+        # A skipped group is drawn apart from the failed one.
+        for group in ('control-nodes', 'compute-nodes-1', 'compute-nodes-2'):
+            self.assertEqual('lightgrey', nodes[group]['fillcolor'], group)
         self.assertIn('prepare_criteria_not_met',
                       nodes['ntp-node']['label'])
 

@@ -67,6 +67,10 @@ class TestIronicclientHabits(test_osc.CLITestCase):
         self.cli('node', 'create', '--driver', 'fake', '--name', 'x')
         # ironicclient's --wait [<time-out>].
         self.cli('node', 'manage', 'x', '--wait', '120')
+        # One style in the plugin: no action create --wait --timeout N.
+        run = self.cli('action', 'create', 'deploy_site', '--wait',
+                       '--timeout', '5', status=2)
+        self.assertIn('unrecognized arguments: --timeout', run.stderr)
         self.assertEqual('manageable', self.api.get(
             '/v1/nodes/x', status=200).json()['provision_state'])
 

@@ -24,6 +24,7 @@ from keystoneauth1 import noauth
 from keystoneauth1 import session
 from openstack import connection
 from openstack import exceptions as sdk_exc
+from openstack import proxy
 from openstack import service_description
 
 from baremetal_orch.tests.functional import test_osc
@@ -88,34 +89,36 @@ class TestRealClients(test_osc.CLITestCase):
         conn = connection.Connection(
             session=self.session(),
             baremetal_orchestration_endpoint_override=url)
+        # As an SDK user describes a service: a Proxy for its major
+        # version, whose requests name paths relative to it.
         conn.add_service(service_description.ServiceDescription(
-            SERVICE_TYPE))
+            SERVICE_TYPE, supported_versions={'1': proxy.Proxy}))
         return conn.baremetal_orchestration
 
     def test_openstacksdk_on_both_urls(self):
         for url in self.urls:
-            proxy = self.sdk_proxy(url)
-            self.assertEqual((1, 0), proxy.get_api_major_version(), url)
-            endpoint = proxy.get_endpoint_data()
+            orch = self.sdk_proxy(url)
+            self.assertEqual((1, 0), orch.get_api_major_version(), url)
+            endpoint = orch.get_endpoint_data()
             self.assertEqual(self.endpoint + '/v1/', endpoint.url, url)
             self.assertEqual(
                 discover.normalize_version_number(self.maximum),
                 endpoint.max_microversion, url)
-            resp = proxy.get(endpoint.url + 'nodes',
-                             microversion=self.maximum)
+            resp = orch.get('/nodes', microversion=self.maximum)
             self.assertEqual(200, resp.status_code, url)
+            self.assertEqual(self.endpoint + '/v1/nodes', resp.url, url)
             self.assertEqual([], resp.json()['nodes'])
 
     def test_error_detail_reaches_an_sdk_exception(self):
-        proxy = self.sdk_proxy(self.endpoint + '/v1')
-        resp = proxy.get('/nodes/no-such-node')
+        orch = self.sdk_proxy(self.endpoint + '/v1')
+        resp = orch.get('/nodes/no-such-node')
         exc = self.assertRaises(sdk_exc.NotFoundException,
                                 sdk_exc.raise_from_response, resp)
         self.assertIn('no-such-node', exc.details)
         self.assertIn('no-such-node', str(exc))
         # A 400 names the offending value too, and the API-SIG document
         # is still there for the clients that read it.
-        resp = proxy.get('/nodes', params={'limit': 'many'})
+        resp = orch.get('/nodes', params={'limit': 'many'})
         exc = self.assertRaises(sdk_exc.BadRequestException,
                                 sdk_exc.raise_from_response, resp)
         self.assertIn('many', exc.details)

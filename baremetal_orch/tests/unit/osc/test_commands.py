@@ -308,29 +308,30 @@ class TestCreateActionOutput(base.TestCase):
                       app.stderr.getvalue())
 
     def test_wait_timeout(self):
-        # --wait [<time-out>] as ironicclient's; the former --wait
-        # --timeout N still works.
-        for argv in (['deploy_site', '--wait', '15'],
-                     ['deploy_site', '--wait', '--timeout', '15']):
-            clock = iter(range(0, 1000, 10))
-            self.useFixture(fixtures.MonkeyPatch(
-                'baremetal_orch.osc.progress.time.monotonic',
-                lambda: next(clock)))
-            e = self.assertRaises(
-                exceptions.CommandError, self._run, argv,
-                {('POST', 'actions'): site_action('pending', None, None),
-                 ('GET', 'actions/%s' % U1): site_action('running', None,
-                                                         None)})
-            self.assertIn('action show %s' % U1, str(e))
-            self.assertIn('15', str(e))
+        # --wait [<time-out>] as ironicclient's.
+        clock = iter(range(0, 1000, 10))
+        self.useFixture(fixtures.MonkeyPatch(
+            'baremetal_orch.osc.progress.time.monotonic',
+            lambda: next(clock)))
+        e = self.assertRaises(
+            exceptions.CommandError, self._run,
+            ['deploy_site', '--wait', '15'],
+            {('POST', 'actions'): site_action('pending', None, None),
+             ('GET', 'actions/%s' % U1): site_action('running', None,
+                                                     None)})
+        self.assertIn('action show %s' % U1, str(e))
+        self.assertIn('15', str(e))
 
-    def test_timeout_without_wait_is_refused(self):
-        api = fakes.FakeClient()
-        e = self.assertRaises(exceptions.CommandError, fakes.run,
-                              action.CreateAction,
-                              ['deploy_site', '--timeout', '15'], api)
-        self.assertIn('--wait 15', str(e))
-        self.assertEqual([], api.calls)
+    def test_one_wait_style(self):
+        # --wait N only, as every command of the plugin and ironicclient:
+        # no second spelling of the time-out.
+        for argv in (['deploy_site', '--timeout', '15'],
+                     ['deploy_site', '--wait', '--timeout', '15']):
+            api = fakes.FakeClient()
+            e = self.assertRaises(SystemExit, fakes.run,
+                                  action.CreateAction, argv, api)
+            self.assertEqual(2, e.code, argv)
+            self.assertEqual([], api.calls)
 
 
 class TestShowAction(base.TestCase):
