@@ -17,7 +17,7 @@ from oslo_config import fixture as config_fixture
 from oslotest import base
 
 from baremetal_orch import conf  # noqa: F401  (registers the options)
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import helpers
 
 CONF = cfg.CONF
 

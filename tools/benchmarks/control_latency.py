@@ -54,8 +54,8 @@ import time
 
 import sqlalchemy as sa
 
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing import services
 from tools.benchmarks import harness
 from tools.benchmarks import stats
 

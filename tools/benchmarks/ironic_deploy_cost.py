@@ -37,8 +37,8 @@ import fixtures
 import requests
 
 from baremetal_orch.ironic import configdrive
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
 from tools.benchmarks import ironic_shard_sync
 from tools.benchmarks import real_ironic
 from tools.benchmarks import real_ironic_deploy

@@ -175,7 +175,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args)
-    from baremetal_orch.tests.functional.fixtures import ironic as fixture
+    from baremetal_orch_testing.fixtures import ironic as fixture
     repeat = 1 if args.quick else args.repeat
     for limit in [int(x) for x in args.limits.split(',')]:
         ironic = fixture.IronicFixture(

@@ -32,8 +32,8 @@ import time
 import fixtures
 
 from baremetal_orch.ironic import poller
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
 from tools.benchmarks import ironic_shard_sync
 from tools.benchmarks import real_ironic
 from tools.benchmarks import stats

@@ -47,7 +47,7 @@ import requests
 
 from baremetal_orch.conf import ironic as ironic_conf
 from baremetal_orch.ironic import client as ironic_client
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
 
 GOAL = 0.35
 

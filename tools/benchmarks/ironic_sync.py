@@ -62,7 +62,7 @@ from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.db.sqlalchemy import models
 from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import sync
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
 
 CONF = cfg.CONF
 FIGURE = 'P4-sync'

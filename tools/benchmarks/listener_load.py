@@ -16,7 +16,7 @@ noauth) with the listener options given, then runs rounds of concurrent
 clients, each on its own keep-alive connection, cycling through exchanges
 that end in an early answer (415 with a chunked or sized body unread, 404,
 400, 413) followed by a pipelined GET on the same connection
-(``baremetal_orch.tests.httpraw.SCENARIOS``). Prints one JSON
+(``baremetal_orch_testing.httpraw.SCENARIOS``). Prints one JSON
 line per client count: answers by status, resets, timeouts, desyncs (a
 pipelined GET answered with anything but its own 200 or a 503), 503s, and
 requests sent again after an announced ``Connection: close``::
@@ -47,9 +47,9 @@ import urllib.parse
 
 import requests
 
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
-from baremetal_orch.tests import httpraw
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import httpraw
+from baremetal_orch_testing import services
 
 
 def start_aio(threads, queue, backlog, keepalive, extra=()):

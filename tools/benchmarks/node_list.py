@@ -41,10 +41,10 @@ import time
 import fixtures
 import requests
 
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 from tools.benchmarks import harness
 from tools.benchmarks import ironic_shard_sync
 from tools.benchmarks import real_ironic

@@ -12,19 +12,19 @@
 """A real Ironic for benchmarks: the functional tests' fixture, on sqlite
 or on a MariaDB database, with extra options.
 
-:class:`Ironic` is :class:`~baremetal_orch.tests.functional.fixtures.ironic.
+:class:`Ironic` is :class:`~baremetal_orch_testing.fixtures.ironic.
 IronicFixture` (PyPI ``ironic`` in a cached venv, standalone, noauth,
 fake hardware, ``[conductor]sync_power_state_interval = -1``) plus:
 
 * ``connection``: a database URL for Ironic (e.g. a MariaDB database of
-  :class:`~baremetal_orch.tests.functional.fixtures.databases.Database`);
+  :class:`~baremetal_orch_testing.fixtures.databases.Database`);
   its schema is built with ``ironic-dbsync create_schema``. The venv has
   PyMySQL beside ``ironic``.
 * ``options``: ``{section: {option: value}}`` added to Ironic's file
   (e.g. ``{'conductor': {'workers_pool_size': 300}}``).
 """
 
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
 
 #: Ironic and the MariaDB driver its SQLAlchemy URL names.
 PACKAGES = ('ironic', 'PyMySQL')

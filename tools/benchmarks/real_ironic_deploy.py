@@ -52,9 +52,9 @@ import fixtures
 import psutil
 import requests
 
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing import services
 from tools.benchmarks import ironic_shard_sync
 from tools.benchmarks import raw_ironic
 from tools.benchmarks import real_ironic

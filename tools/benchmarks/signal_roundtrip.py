@@ -42,9 +42,9 @@ import time
 
 import requests
 
-from baremetal_orch.tests.functional.fixtures import heat_agents
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing.fixtures import heat_agents
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -31,9 +31,9 @@ import fixtures
 import psutil
 import sqlalchemy as sa
 
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing import services
 from tools.benchmarks import harness
 
 BIN = os.path.dirname(sys.executable)

@@ -55,9 +55,9 @@ from testtools import content
 
 from baremetal_orch.tests.functional import aio
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests import httpraw
 from baremetal_orch.tests.unit.fuzz import base as fuzz
 from baremetal_orch.tests.unit.fuzz import bodies
+from baremetal_orch_testing import httpraw
 
 EXAMPLES = int(os.environ.get('BAREMETAL_ORCH_ADVERSARIAL_EXAMPLES') or 800)
 SEED = int(os.environ.get('BAREMETAL_ORCH_ADVERSARIAL_SEED') or 20261124)

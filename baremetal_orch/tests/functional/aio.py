@@ -23,9 +23,9 @@ import sys
 
 import fixtures
 
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 
 
 class AllInOne(fixtures.Fixture):

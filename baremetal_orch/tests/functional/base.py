@@ -33,8 +33,8 @@ import sys
 import fixtures
 
 from baremetal_orch.tests import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing import helpers
 
 
 class FunctionalTestCase(base.TestCase):

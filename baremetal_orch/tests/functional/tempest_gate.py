@@ -51,13 +51,13 @@ import fixtures
 import requests
 import testtools
 
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests.functional.fixtures import keystone
-from baremetal_orch.tests.functional.fixtures import venvs
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import keystone
+from baremetal_orch_testing.fixtures import venvs
+from baremetal_orch_testing import services
 
 #: tempest from PyPI, pinned: a new tempest release cannot turn CI red.
 TEMPEST_PACKAGES = ('tempest==47.0.0',)

@@ -30,10 +30,10 @@ from baremetal_orch.tests.functional import adversarial
 from baremetal_orch.tests.functional import adversarial_base as adv
 from baremetal_orch.tests.functional import aio
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests import httpraw
 from baremetal_orch.tests.unit.fuzz import base as fuzz
 from baremetal_orch.tests.unit.fuzz import bodies
 from baremetal_orch.tests.unit.fuzz import documents
+from baremetal_orch_testing import httpraw
 
 
 class TestDocumentsAndHttp(adv.ServiceClass):

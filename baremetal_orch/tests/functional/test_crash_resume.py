@@ -20,10 +20,10 @@ import subprocess
 import sys
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 
 GROUPS = ('g1', 'g2', 'g3')
 NODES_PER_GROUP = 4

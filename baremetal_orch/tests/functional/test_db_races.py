@@ -33,7 +33,7 @@ from baremetal_orch.objects import node as node_obj
 from baremetal_orch.objects import port as port_obj
 from baremetal_orch.objects import service as service_obj
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import databases
+from baremetal_orch_testing.fixtures import databases
 
 load_tests = testscenarios.load_tests_apply_scenarios
 

@@ -31,12 +31,12 @@ from testtools.testresult import doubles
 import webob
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import keystone
-from baremetal_orch.tests.functional.fixtures import venvs
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import keystone
+from baremetal_orch_testing.fixtures import venvs
+from baremetal_orch_testing import helpers
 
 CONF = cfg.CONF
 WAIT = 30  # seconds allowed for a message to arrive
@@ -231,7 +231,7 @@ class TestUnreachableServices(base.FunctionalTestCase):
 
     def test_broker_skip_and_fail(self):
         self.useFixture(fixtures.MonkeyPatch(
-            'baremetal_orch.tests.functional.fixtures.broker.PORT',
+            'baremetal_orch_testing.fixtures.broker.PORT',
             func_fixtures.free_port()))
         self.useFixture(fixtures.EnvironmentVariable(
             broker.REQUIRE_ENV, None))

@@ -37,10 +37,10 @@ import sys
 import urllib.parse
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import heat_agents
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import heat_agents
+from baremetal_orch_testing import services
 
 #: [conductor]signal_timeout: the forged node's wait, and the most the
 #: status-aware node may wait for the test.

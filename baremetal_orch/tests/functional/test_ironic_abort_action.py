@@ -43,10 +43,10 @@ from oslo_utils import uuidutils
 import testtools.content
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing import services
 
 WAITING = 3
 AFTER = 2

@@ -29,8 +29,8 @@ from baremetal_orch.drivers.provisioning import ironic as ironic_driver
 from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import configdrive
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing import helpers
 
 
 class TestIronicDriver(base.FunctionalTestCase):

@@ -41,9 +41,9 @@ from baremetal_orch.ironic import throttle
 from baremetal_orch.objects import event as event_obj
 from baremetal_orch.tests import base as test_base
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests.functional.fixtures import tcp_relay
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import tcp_relay
+from baremetal_orch_testing import helpers
 
 
 class LimitsTestCase(base.FunctionalTestCase):

@@ -37,10 +37,10 @@ import time
 from oslo_utils import uuidutils
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing import services
 
 BIN_DIR = os.path.dirname(sys.executable)
 #: Seconds between two syncs of a conductor (the smallest allowed).

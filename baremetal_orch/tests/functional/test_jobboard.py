@@ -30,8 +30,8 @@ import time
 from taskflow.jobs import backends as job_backends
 
 from baremetal_orch.tests.functional.drills import base as drill_base
-from baremetal_orch.tests.functional.fixtures import jobboard
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import jobboard
+from baremetal_orch_testing import services
 
 HOSTS = ('conductor-1', 'conductor-2')
 GROUPS = (('g1', ()), ('g2', ('g1',)), ('g3', ('g2',)))

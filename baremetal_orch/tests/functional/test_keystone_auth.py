@@ -15,8 +15,8 @@ import os
 import uuid
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import keystone
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import keystone
+from baremetal_orch_testing import services
 
 
 class TestKeystoneAuth(base.FunctionalTestCase):

@@ -27,8 +27,8 @@ from kubernetes import client as k8s_client
 import testtools
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import kubernetes
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import kubernetes
+from baremetal_orch_testing import services
 
 PREFIX = 'baremetal-orch.openstack.org/'
 STRATEGY = {
@@ -211,7 +211,7 @@ class TestKubeFixtureFailure(base.FunctionalTestCase):
             f.write('echo "E: Unable to find a source package for '
                     'kubernetes" >&2\nexit 1\n')
         self.useFixture(fixtures.MonkeyPatch(
-            'baremetal_orch.tests.functional.fixtures.kubernetes.repo_root',
+            'baremetal_orch_testing.fixtures.kubernetes.repo_root',
             lambda: root))
         fixture = kubernetes.KubeAPIServer()
         e = self.assertRaises(testtools.MultipleExceptions, fixture.setUp)

@@ -14,7 +14,7 @@
 Each client keeps one keep-alive connection and cycles through exchanges
 that end in an early answer (415 with a chunked or a sized body unread,
 404, 400, 413) followed by a pipelined GET on the same connection, plus
-plain and one-shot GETs (:data:`baremetal_orch.tests.httpraw.SCENARIOS`).
+plain and one-shot GETs (:data:`baremetal_orch_testing.httpraw.SCENARIOS`).
 What is counted, not timed: resets, timeouts, desyncs (a pipelined GET
 answered with anything but its own 200 or a 503), malformed answers and
 503s. Up to the configured capacity (``[api]max_queued_requests``
@@ -29,7 +29,7 @@ from testtools import content
 
 from baremetal_orch.tests.functional import aio
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests import httpraw
+from baremetal_orch_testing import httpraw
 
 THREADS = 4
 QUEUE = 16

@@ -26,9 +26,9 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
 from baremetal_orch.deployment import selectors
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import databases
 from baremetal_orch.tests.unit.db import test_migrations
 from baremetal_orch.tests.unit.db import test_selectors_sql
+from baremetal_orch_testing.fixtures import databases
 
 load_tests = testscenarios.load_tests_apply_scenarios
 

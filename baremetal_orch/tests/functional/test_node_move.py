@@ -31,7 +31,7 @@ from baremetal_orch.db.sqlalchemy import api as sqla_api
 from baremetal_orch.db.sqlalchemy import models
 from baremetal_orch.db.sqlalchemy import services as db_services
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import databases
+from baremetal_orch_testing.fixtures import databases
 
 BIN_DIR = os.path.dirname(sys.executable)
 #: A deadline for a hung command, not a measurement.

@@ -57,11 +57,11 @@ from baremetal_orch import notifications
 from baremetal_orch.notifications import base as notification
 from baremetal_orch import objects
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional import services
 from baremetal_orch.tests.unit.drivers.labels import fake_kubernetes
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing import services
 
 #: Secret values handed to the service; none may reach the bus.
 SECRET = 'catalogue-s3cr3t'

@@ -18,7 +18,7 @@ import os
 import re
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing import services
 
 SECRET = 'log-driver-secret-3f1c'
 LINE = re.compile(r' (?P<pid>\d+) (?P<level>[A-Z]+) '

@@ -35,9 +35,9 @@ from testtools import content
 import yaml
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import keystone
-from baremetal_orch.tests.functional import services
 from baremetal_orch.tests.unit.osc import test_graph
+from baremetal_orch_testing.fixtures import keystone
+from baremetal_orch_testing import services
 
 EXAMPLES = os.path.abspath(os.path.join(
     os.path.dirname(__file__), '..', '..', '..', 'etc', 'baremetal-orch',

@@ -20,8 +20,8 @@ from osprofiler import profiler
 from osprofiler import web
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing import services
 
 REDIS = os.environ.get('BAREMETAL_ORCH_REDIS', 'redis://127.0.0.1:6379')
 HMAC_KEY = 'func-profiler-key'

@@ -48,11 +48,11 @@ import yaml
 from baremetal_orch.api.controllers import v1
 from baremetal_orch.tests import base as unit_base
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import keystone
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import keystone
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 
 MATRIX_FILE = os.path.join(os.path.dirname(__file__), 'rbac_matrix.yaml')
 HTTP_TIMEOUT = 30

@@ -21,7 +21,7 @@ import testtools
 
 from baremetal_orch import demo
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing import services
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'etc',
                         'baremetal-orch', 'examples')

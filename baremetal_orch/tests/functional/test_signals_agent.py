@@ -26,9 +26,9 @@ import os
 import requests
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 
 TIMEOUT = 10  # seconds any one HTTP call may take
 SIGNAL_TIMEOUT = 3  # [conductor]signal_timeout: the silent node's wait

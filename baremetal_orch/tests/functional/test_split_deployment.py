@@ -18,9 +18,9 @@ import sys
 import time
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing import services
 
 
 class NodeLifecycleMixin:

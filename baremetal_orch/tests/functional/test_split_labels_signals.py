@@ -17,9 +17,9 @@ import subprocess
 import sys
 
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing import services
 
 STRATEGY = {
     'schema': 'shipyard/DeploymentStrategy/v1',

@@ -24,9 +24,9 @@ import time
 
 from baremetal_orch.tests.functional import aio
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 
 NODES = 8
 

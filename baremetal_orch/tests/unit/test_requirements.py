@@ -31,6 +31,8 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
                                     '..'))
 PACKAGE = os.path.join(REPO, 'baremetal_orch')
 TESTS = os.path.join(PACKAGE, 'tests')
+#: What the tests and the benchmarks share (not shipped).
+TESTING = os.path.join(os.path.dirname(PACKAGE), 'baremetal_orch_testing')
 
 #: Required but never imported by name, and why.
 NOT_IMPORTED = {
@@ -142,9 +144,12 @@ class TestRequirements(base.TestCase):
                     | requirement_names('test-requirements.txt'))
         for names in extras_names().values():
             required |= names
-        # tools/ is the checkout's own (the benchmarks whose pure logic
-        # the unit tests check), not a distribution.
-        used = distributions(imported_modules(TESTS), local=('tools',))
+        # tools/ and baremetal_orch_testing are the checkout's own (the
+        # benchmarks whose pure logic the unit tests check, the fixtures
+        # both share), not distributions.
+        used = distributions(
+            imported_modules(TESTS) | imported_modules(TESTING),
+            local=('tools', 'baremetal_orch_testing'))
         # The real Keystone the fixtures serve runs in a venv of its own:
         # its module is named in a generated file, not imported here.
         used.pop('keystone', None)

@@ -9,12 +9,13 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The tests' helpers exist once (``baremetal_orch/tests/helpers.py``).
+"""The tests' helpers exist once (``baremetal_orch_testing/helpers.py``).
 
 No other module of the tests or of ``tools/`` defines a function named as
 one of them: a helper that needs another signature forwards to the one
 (``base.TestCase.wait_for``, the Ironic fixture's ``wait_for``), it does
-not loop again.
+not loop again. ``tools/`` and ``baremetal_orch_testing`` share the
+fixtures without importing the test tree.
 """
 
 import ast
@@ -24,11 +25,11 @@ import fixtures
 
 import baremetal_orch
 from baremetal_orch.tests import base
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import helpers
 
 REPO = os.path.dirname(os.path.dirname(baremetal_orch.__file__))
 #: Where tests and the tools that share their fixtures live.
-TREES = ('baremetal_orch/tests', 'tools')
+TREES = ('baremetal_orch/tests', 'baremetal_orch_testing', 'tools')
 #: The helpers kept once.
 ONCE = ('wait_for', 'wait_for_http', 'free_port', 'driver_node')
 #: Functions that forward to the one helper, and the helper each calls.
@@ -36,10 +37,10 @@ FORWARDERS = {
     ('baremetal_orch/tests/base.py', 'wait_for'): 'wait_for',
     ('baremetal_orch/tests/functional/base.py', 'wait_for_http'):
         'wait_for_http',
-    ('baremetal_orch/tests/functional/services.py', 'wait_for'): 'wait_for',
+    ('baremetal_orch_testing/services.py', 'wait_for'): 'wait_for',
     ('baremetal_orch/tests/functional/test_secret_sweep.py', 'wait_for'):
         'wait_for',
-    ('baremetal_orch/tests/functional/fixtures/ironic.py', 'wait_for'):
+    ('baremetal_orch_testing/fixtures/ironic.py', 'wait_for'):
         'wait_for',
 }
 HELPERS = os.path.relpath(helpers.__file__, REPO)
@@ -76,8 +77,26 @@ def copies(path, rel, forwarders=FORWARDERS):
     return found
 
 
-def python_files():
-    for tree in TREES:
+def tests_imported(path):
+    """The ``baremetal_orch.tests`` modules ``path`` imports."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        found.extend(n for n in names
+                     if n == 'baremetal_orch.tests' or
+                     n.startswith('baremetal_orch.tests.'))
+    return found
+
+
+def python_files(trees=TREES):
+    for tree in trees:
         for dirpath, dirnames, filenames in os.walk(os.path.join(REPO,
                                                                  tree)):
             dirnames[:] = [d for d in dirnames if d != '__pycache__']
@@ -99,6 +118,26 @@ class TestHelpersOnce(base.TestCase):
             found.extend(copies(path, rel))
         self.assertGreater(seen, 100)
         self.assertEqual([], found)
+
+    def test_shared_code_does_not_import_the_tests(self):
+        found = {}
+        for path, rel in python_files(('tools', 'baremetal_orch_testing')):
+            imports = tests_imported(path)
+            if imports:
+                found[rel] = imports
+        self.assertEqual({}, found)
+
+    def test_a_test_tree_import_is_found(self):
+        tmp = self.useFixture(fixtures.TempDir())
+        path = tmp.join('sample.py')
+        with open(path, 'w') as f:
+            f.write("import os\n"
+                    "from baremetal_orch.tests.functional import aio\n"
+                    "import baremetal_orch.tests.base\n"
+                    "from baremetal_orch_testing import helpers\n")
+        self.assertEqual(['baremetal_orch.tests.functional',
+                          'baremetal_orch.tests.base'],
+                         tests_imported(path))
 
     def test_helpers_define_them(self):
         for name in ONCE:

@@ -22,7 +22,7 @@ that no node was prepared or deployed twice.
 With ``BAREMETAL_ORCH_DRILL_JOBBOARD=redis`` (or ``zookeeper``) the split
 deployment posts its actions on a taskflow jobboard of its own
 (``[taskflow]``, the ``Jobboard`` fixture of
-:mod:`baremetal_orch.tests.functional.fixtures.jobboard`)
+:mod:`baremetal_orch_testing.fixtures.jobboard`)
 instead of the database-only claim; the figures name the mode.
 
 Expensive drills set ``expensive = True``: they are skipped unless
@@ -49,12 +49,12 @@ from testtools import content
 
 from baremetal_orch.common import states
 from baremetal_orch.tests.functional import base
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional.fixtures import broker
-from baremetal_orch.tests.functional.fixtures import databases
-from baremetal_orch.tests.functional.fixtures import jobboard
-from baremetal_orch.tests.functional import services
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing.fixtures import broker
+from baremetal_orch_testing.fixtures import databases
+from baremetal_orch_testing.fixtures import jobboard
+from baremetal_orch_testing import helpers
+from baremetal_orch_testing import services
 
 DRILLS_ENV = 'BAREMETAL_ORCH_DRILLS'
 JOBBOARD_ENV = 'BAREMETAL_ORCH_DRILL_JOBBOARD'

@@ -33,8 +33,8 @@ import subprocess
 import fixtures
 from oslo_utils import uuidutils
 
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests.functional.fixtures import broker
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing.fixtures import broker
 
 SERVER_ENV = 'BAREMETAL_ORCH_RABBITMQ_SERVER'
 DEFAULT_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server'

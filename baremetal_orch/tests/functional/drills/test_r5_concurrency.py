@@ -28,7 +28,7 @@ import concurrent.futures
 import threading
 
 from baremetal_orch.tests.functional.drills import base
-from baremetal_orch.tests.functional import services
+from baremetal_orch_testing import services
 
 #: Long enough for a second request to find the first action running.
 DURATION = 1.0

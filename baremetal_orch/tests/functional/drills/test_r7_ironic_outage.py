@@ -30,8 +30,8 @@ It takes about two minutes: the drill runs only with
 import time
 
 from baremetal_orch.tests.functional.drills import base
-from baremetal_orch.tests.functional.fixtures import ironic as ironic_fixture
-from baremetal_orch.tests.functional.fixtures import tcp_relay
+from baremetal_orch_testing.fixtures import ironic as ironic_fixture
+from baremetal_orch_testing.fixtures import tcp_relay
 
 NODES = 100
 OUTAGE = 60

@@ -15,8 +15,8 @@ to the listener (urllib and requests normalise the bytes that matter)."""
 import select
 import socket
 
-from baremetal_orch.tests import httpraw
 from baremetal_orch.tests.unit.api import test_wsgi_server as base
+from baremetal_orch_testing import httpraw
 
 HEAD = b'Host: x\r\nContent-Type: application/json\r\n'
 #: A request hidden after a body: it must never run.

@@ -19,7 +19,7 @@ import threading
 from baremetal_orch.api import app
 from baremetal_orch.api import wsgi_server
 from baremetal_orch.tests import base
-from baremetal_orch.tests import httpraw
+from baremetal_orch_testing import httpraw
 
 GET = httpraw.request('GET', '/v1/nodes')
 ERROR_KEYS = {'status', 'code', 'title', 'detail', 'request_id'}

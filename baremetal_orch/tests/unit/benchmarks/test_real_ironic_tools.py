@@ -217,7 +217,7 @@ class TestP7Strategy(base.TestCase):
         self.assertEqual(('P6', 150.0), (p6['figure'], p6['value']))
 
     def test_request_counts(self):
-        from baremetal_orch.tests.functional.fixtures import ironic
+        from baremetal_orch_testing.fixtures import ironic
 
         class Log:
             def request_log(self, since):

@@ -26,7 +26,7 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.drivers import provisioning as drivers
 from baremetal_orch.drivers.provisioning import fake
 from baremetal_orch.tests import base
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import helpers
 
 
 def fake_node(**kw):

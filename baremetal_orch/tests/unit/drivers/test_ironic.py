@@ -19,8 +19,8 @@ from baremetal_orch.drivers.provisioning import ironic
 from baremetal_orch.ironic import client as ironic_client
 from baremetal_orch.ironic import configdrive
 from baremetal_orch.ironic import throttle
-from baremetal_orch.tests import helpers
 from baremetal_orch.tests.unit.ironic import base
+from baremetal_orch_testing import helpers
 
 
 class DriverTestCase(base.IronicTestCase):

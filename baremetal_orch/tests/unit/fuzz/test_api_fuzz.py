@@ -79,7 +79,7 @@ class ApiFuzzTestCase(fuzz.FuzzMixin, base.ApiTestCase):
         engine = os.environ.get(DB_ENV)
         if group == 'database' and 'connection' in kw and engine not in (
                 None, '', 'sqlite'):
-            from baremetal_orch.tests.functional.fixtures import databases
+            from baremetal_orch_testing.fixtures import databases
             kw['connection'] = self.useFixture(
                 databases.Database(engine)).url
         super().config(group=group, **kw)

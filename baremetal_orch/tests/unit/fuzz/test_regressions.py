@@ -289,7 +289,7 @@ class TestMySQLText(base.ApiTestCase):
         if group == 'database' and 'connection' in kw:
             if os.environ.get('BAREMETAL_ORCH_FUZZ_DB') != 'mysql':
                 self.skipTest('BAREMETAL_ORCH_FUZZ_DB is not mysql')
-            from baremetal_orch.tests.functional.fixtures import databases
+            from baremetal_orch_testing.fixtures import databases
             url = self.useFixture(databases.Database('mysql')).url
             kw['connection'] = url + (
                 '?charset=%s' % self.charset if self.charset else '')

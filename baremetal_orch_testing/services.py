@@ -19,8 +19,8 @@ import urllib.parse
 
 import requests
 
-from baremetal_orch.tests.functional import fixtures as func_fixtures
-from baremetal_orch.tests import helpers
+from baremetal_orch_testing import fixtures as func_fixtures
+from baremetal_orch_testing import helpers
 
 HTTP_TIMEOUT = 30
 
