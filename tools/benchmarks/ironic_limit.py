@@ -169,18 +169,30 @@ def main(argv=None):
     parser.add_argument('--conductors', default='1,2')
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--poll-interval', type=float, default=0.2)
+    parser.add_argument('--ironic-db', default='sqlite',
+                        choices=('sqlite', 'mysql', 'postgresql'),
+                        help="Ironic's database: its own sqlite file, or a "
+                             "throw-away database on the local MariaDB or "
+                             "PostgreSQL, as operators run Ironic")
     parser.add_argument('--worker', action='store_true')
     parser.add_argument('--endpoint')
     parser.add_argument('--uuids')
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args)
+    from baremetal_orch_testing.fixtures import databases
     from baremetal_orch_testing.fixtures import ironic as fixture
     repeat = 1 if args.quick else args.repeat
     for limit in [int(x) for x in args.limits.split(',')]:
+        connection = None
+        if args.ironic_db != 'sqlite':
+            database = databases.Database(args.ironic_db)
+            database.setUp()
+            connection = database.url
         ironic = fixture.IronicFixture(
             fake_delays={'deploy_delay': DEPLOY_DELAY}, api_threads=1,
-            conductor_options={'max_concurrent_deploy': limit})
+            conductor_options={'max_concurrent_deploy': limit},
+            connection=connection)
         ironic.setUp()
         try:
             for conductors in [int(x) for x in args.conductors.split(',')]:
@@ -199,9 +211,12 @@ def main(argv=None):
                     'conductors': conductors, 'min': min(ratios),
                     'max': max(ratios), 'runs': len(ratios),
                     'deploy_delay': DEPLOY_DELAY,
+                    'ironic_db': args.ironic_db,
                     'load': os.getloadavg()}), flush=True)
         finally:
             ironic.cleanUp()
+            if connection:
+                database.cleanUp()
 
 
 if __name__ == '__main__':
