@@ -309,9 +309,10 @@ class SiteRuntime:
                              finished_at=timeutils.utcnow())
             self.checkpoint()
             if not self._started(group):
-                # Its chain records nothing more.
+                # Its chain records nothing more, and no check of its
+                # will end the groups after it: they end now.
                 self._groups_finished([group])
-                self.slots.wake()
+                self.skip_blocked()
 
     def _started(self, group):
         return group in self.site.order()

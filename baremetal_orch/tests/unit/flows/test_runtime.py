@@ -51,6 +51,17 @@ def chain_site():
     return site_mod.SiteDeployment(strategy, {g: [g] for g in GROUPS[:3]})
 
 
+def waiter(test, slots, group):
+    """``slots.start(group)`` in a thread, checked to be waiting."""
+    answer = []
+    thread = threading.Thread(
+        target=lambda: answer.append(slots.start(group)), daemon=True)
+    thread.start()
+    thread.join(0.2)
+    test.assertTrue(thread.is_alive())
+    return thread, answer
+
+
 class TestGroupSlots(base.TestCase):
 
     def run_groups(self, size, seed):
@@ -123,21 +134,12 @@ class TestGroupSlots(base.TestCase):
         self.assertFalse(second.is_alive())
         self.assertEqual(['g0', 'g1'], site.order())
 
-    def waiter(self, slots, group):
-        answer = []
-        thread = threading.Thread(
-            target=lambda: answer.append(slots.start(group)), daemon=True)
-        thread.start()
-        thread.join(0.2)
-        self.assertTrue(thread.is_alive())
-        return thread, answer
-
     def test_dependencies_hold_a_group_back(self):
         # The slots are the one place a group's order is kept: with free
         # slots, g1 still waits for g0 to succeed.
         site = chain_site()
         slots = runtime.GroupSlots(3, site)
-        thread, answer = self.waiter(slots, 'g1')
+        thread, answer = waiter(self, slots, 'g1')
         self.assertTrue(slots.start('g0'))
         site.finish_prepare('g0', {n: True
                                    for n in site.prepare_targets('g0')})
@@ -151,7 +153,7 @@ class TestGroupSlots(base.TestCase):
     def test_a_blocked_group_ends_without_a_slot(self):
         site = chain_site()
         slots = runtime.GroupSlots(3, site)
-        thread, answer = self.waiter(slots, 'g2')
+        thread, answer = waiter(self, slots, 'g2')
         slots.start('g0')
         site.prepare_targets('g0')
         site.fail('g0', groups.TIMEOUT)
@@ -167,7 +169,7 @@ class TestGroupSlots(base.TestCase):
         site = wide_site()
         slots = runtime.GroupSlots(1, site)
         slots.start('g0')
-        thread, answer = self.waiter(slots, 'g1')
+        thread, answer = waiter(self, slots, 'g1')
         slots.close()
         thread.join(10)
         self.assertEqual([False], answer)
@@ -197,6 +199,41 @@ class TestGroupSlots(base.TestCase):
         self.assertFalse(rt.slots._may_start('g1'))
         self.config(max_concurrent_groups=2, group='conductor')
         self.assertTrue(rt.slots._may_start('g1'))
+
+
+class AbortedSteering:
+    """An action aborted before its first group started."""
+
+    def wait(self):
+        return False
+
+    def aborting(self):
+        return True
+
+
+class TestAbortBeforeStart(base.DbTestCase):
+
+    def test_the_groups_after_an_unstarted_group_end_too(self):
+        # g1 waits for a slot behind g0; g0 is aborted before it starts:
+        # no check of g0 runs, so its abort itself must end g1, or g1's
+        # chain waits forever and the flow never ends.
+        action = dbapi.create_action({'name': 'deploy_site',
+                                      'state': 'running'})
+        tasks = {g: dbapi.create_task({'action_uuid': action.uuid,
+                                       'kind': 'group', 'name': g})
+                 for g in GROUPS[:3]}
+        rt = runtime.SiteRuntime(None, action, chain_site(), None, tasks,
+                                 None)
+        thread, answer = waiter(self, rt.slots, 'g1')
+        rt.steering = AbortedSteering()
+        self.assertEqual({}, rt.run_prepare('g0'))
+        thread.join(10)
+        self.assertEqual([False], answer)
+        for group in GROUPS[:3]:
+            self.assertEqual(('failed', 'aborted'), (
+                rt.site.group_status(group)['status'],
+                rt.site.group_status(group)['reason']), group)
+        self.assertEqual([], rt.site.order())
 
 
 class TestCheckpoints(base.DbTestCase):
