@@ -170,10 +170,10 @@ def main(argv=None):
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--poll-interval', type=float, default=0.2)
     parser.add_argument('--ironic-db', default='sqlite',
-                        choices=('sqlite', 'mysql', 'postgresql'),
+                        choices=('sqlite', 'mysql'),
                         help="Ironic's database: its own sqlite file, or a "
-                             "throw-away database on the local MariaDB or "
-                             "PostgreSQL, as operators run Ironic")
+                             "throw-away database on the local MariaDB, as "
+                             "operators run Ironic")
     parser.add_argument('--worker', action='store_true')
     parser.add_argument('--endpoint')
     parser.add_argument('--uuids')
@@ -181,18 +181,18 @@ def main(argv=None):
     if args.worker:
         return worker(args)
     from baremetal_orch_testing.fixtures import databases
-    from baremetal_orch_testing.fixtures import ironic as fixture
+    from tools.benchmarks import real_ironic
     repeat = 1 if args.quick else args.repeat
     for limit in [int(x) for x in args.limits.split(',')]:
         connection = None
         if args.ironic_db != 'sqlite':
             database = databases.Database(args.ironic_db)
             database.setUp()
-            connection = database.url
-        ironic = fixture.IronicFixture(
+            connection = real_ironic.mysql_url(database.url)
+        ironic = real_ironic.Ironic(
+            connection=connection,
             fake_delays={'deploy_delay': DEPLOY_DELAY}, api_threads=1,
-            conductor_options={'max_concurrent_deploy': limit},
-            connection=connection)
+            conductor_options={'max_concurrent_deploy': limit})
         ironic.setUp()
         try:
             for conductors in [int(x) for x in args.conductors.split(',')]:
