@@ -39,9 +39,6 @@ from baremetal_orch.objects import event as event_obj
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-#: A group's statuses once it ended.
-ENDED = (statuses.SUCCESS, statuses.FAILED)
-
 
 class GroupSlots:
     """The one place a group's start is decided: at most
@@ -98,7 +95,8 @@ class GroupSlots:
                 return True
             while True:
                 if (self._closed or
-                        self._site.group_status(group)['status'] in ENDED):
+                        self._site.group_status(group)['status'] in
+                        statuses.TASK_FINAL_STATUSES):
                     return False
                 if self._may_start(group):
                     break

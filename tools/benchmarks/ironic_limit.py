@@ -45,6 +45,8 @@ import subprocess
 import sys
 import time
 
+import fixtures
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DEPLOY_DELAY = '4'
@@ -184,17 +186,15 @@ def main(argv=None):
     from tools.benchmarks import real_ironic
     repeat = 1 if args.quick else args.repeat
     for limit in [int(x) for x in args.limits.split(',')]:
-        connection = None
-        if args.ironic_db != 'sqlite':
-            database = databases.Database(args.ironic_db)
-            database.setUp()
-            connection = real_ironic.mysql_url(database.url)
-        ironic = real_ironic.Ironic(
-            connection=connection,
-            fake_delays={'deploy_delay': DEPLOY_DELAY}, api_threads=1,
-            conductor_options={'max_concurrent_deploy': limit})
-        ironic.setUp()
-        try:
+        with fixtures.Fixture() as scope:
+            connection = None
+            if args.ironic_db != 'sqlite':
+                connection = real_ironic.mysql_url(scope.useFixture(
+                    databases.Database(args.ironic_db)).url)
+            ironic = scope.useFixture(real_ironic.Ironic(
+                connection=connection,
+                fake_delays={'deploy_delay': DEPLOY_DELAY}, api_threads=1,
+                conductor_options={'max_concurrent_deploy': limit}))
             for conductors in [int(x) for x in args.conductors.split(',')]:
                 ratios = []
                 for rep in range(repeat):
@@ -213,10 +213,6 @@ def main(argv=None):
                     'deploy_delay': DEPLOY_DELAY,
                     'ironic_db': args.ironic_db,
                     'load': os.getloadavg()}), flush=True)
-        finally:
-            ironic.cleanUp()
-            if connection:
-                database.cleanUp()
 
 
 if __name__ == '__main__':

@@ -127,14 +127,18 @@ class TestHelpersOnce(base.TestCase):
                 found[rel] = imports
         self.assertEqual({}, found)
 
-    def test_a_test_tree_import_is_found(self):
-        tmp = self.useFixture(fixtures.TempDir())
-        path = tmp.join('sample.py')
+    def sample(self, text):
+        """A file holding ``text``; its path."""
+        path = self.useFixture(fixtures.TempDir()).join('sample.py')
         with open(path, 'w') as f:
-            f.write("import os\n"
-                    "from baremetal_orch.tests.functional import aio\n"
-                    "import baremetal_orch.tests.base\n"
-                    "from baremetal_orch_testing import helpers\n")
+            f.write(text)
+        return path
+
+    def test_a_test_tree_import_is_found(self):
+        path = self.sample("import os\n"
+                           "from baremetal_orch.tests.functional import aio\n"
+                           "import baremetal_orch.tests.base\n"
+                           "from baremetal_orch_testing import helpers\n")
         self.assertEqual(['baremetal_orch.tests.functional',
                           'baremetal_orch.tests.base'],
                          tests_imported(path))
@@ -146,22 +150,19 @@ class TestHelpersOnce(base.TestCase):
     def test_a_copy_is_found(self):
         # The rule above must be able to fail: a loop of its own, a
         # module-level copy, and a forwarder that stopped forwarding.
-        tmp = self.useFixture(fixtures.TempDir())
-        path = tmp.join('sample.py')
-        with open(path, 'w') as f:
-            f.write("import socket\n"
-                    "def free_port():\n"
-                    "    with socket.socket() as s:\n"
-                    "        s.bind(('127.0.0.1', 0))\n"
-                    "        return s.getsockname()[1]\n"
-                    "class T:\n"
-                    "    def wait_for(self, predicate):\n"
-                    "        while not predicate():\n"
-                    "            pass\n"
-                    "    def driver_node(self):\n"
-                    "        return helpers.driver_node()\n"
-                    "    def wait_for_http(self, url):\n"
-                    "        return helpers.wait_for(url)\n")
+        path = self.sample("import socket\n"
+                           "def free_port():\n"
+                           "    with socket.socket() as s:\n"
+                           "        s.bind(('127.0.0.1', 0))\n"
+                           "        return s.getsockname()[1]\n"
+                           "class T:\n"
+                           "    def wait_for(self, predicate):\n"
+                           "        while not predicate():\n"
+                           "            pass\n"
+                           "    def driver_node(self):\n"
+                           "        return helpers.driver_node()\n"
+                           "    def wait_for_http(self, url):\n"
+                           "        return helpers.wait_for(url)\n")
         forwarders = {('s.py', 'driver_node'): 'driver_node',
                       ('s.py', 'wait_for_http'): 'wait_for_http'}
         self.assertEqual(
