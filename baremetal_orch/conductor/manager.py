@@ -50,8 +50,7 @@ class ConductorManager:
     """The methods the API and other conductors call over RPC."""
 
     # Version 1.0: Initial version
-    # Version 1.1: control_action and abort_nodes
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.0'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None):

@@ -45,6 +45,17 @@ _UNREACHABLE = (messaging.exceptions.MessagingException,
                 kombu_exc.OperationalError)
 
 
+def _refused(e, method):
+    """The 503 of a message above ``[DEFAULT]rpc_version_cap``: what a
+    method of a later RPC API version gets while conductors of the release
+    before still run (oslo.messaging sends nothing)."""
+    reason = ('%s needs conductor RPC API %s, above '
+              '[DEFAULT]rpc_version_cap %s: not every conductor runs the '
+              'release that has it yet')
+    return exception.ServiceUnavailable(
+        reason=reason % (method, e.version, e.version_cap))
+
+
 def set_local_manager(manager):
     """Register the in-process conductor (rpc_transport = none)."""
     global _LOCAL_MANAGER
@@ -87,8 +98,7 @@ class ConductorAPI:
     """The API's (and other conductors') handle on the conductors."""
 
     # Version 1.0: Initial version
-    # Version 1.1: control_action and abort_nodes
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.0'
 
     def __init__(self, own=None):
         """:param own: the conductor manager of this process, if any: what
@@ -126,6 +136,8 @@ class ConductorAPI:
         try:
             return self._client.prepare(**target).call(context, method,
                                                        **kwargs)
+        except messaging.RPCVersionCapError as e:
+            raise _refused(e, method)
         except _UNREACHABLE as e:
             if isinstance(e, messaging.RemoteError):
                 raise
@@ -150,6 +162,8 @@ class ConductorAPI:
             target['version'] = version
         try:
             self._client.prepare(**target).cast(context, method, **kwargs)
+        except messaging.RPCVersionCapError as e:
+            raise _refused(e, method)
         except messaging.exceptions.MessagingException as e:
             LOG.warning('RPC cast %s to %s failed: %s', method, host, e)
             raise exception.ServiceUnavailable(
@@ -213,11 +227,11 @@ class ConductorAPI:
             conductor = dbapi.get_action(uuid).conductor
             host = (conductor if conductor in live_hosts()
                     else pick_host(uuid))
-        return self._call(context, host, 'control_action', version='1.1',
-                          uuid=uuid, verb=verb, reason=reason)
+        return self._call(context, host, 'control_action', uuid=uuid,
+                          verb=verb, reason=reason)
 
     def abort_nodes(self, context, host, node_uuids):
         """Cast to ``host``: abort what Ironic holds in a wait state for
         ``node_uuids``."""
-        return self._cast(context, host, 'abort_nodes', version='1.1',
+        return self._cast(context, host, 'abort_nodes',
                           node_uuids=list(node_uuids))

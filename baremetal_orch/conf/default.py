@@ -33,9 +33,7 @@ opts = [
                      'baremetal-orch enables fake by default, for its '
                      'demonstration site; fake only simulates nodes.'),
     cfg.StrOpt('rpc_version_cap', choices=[
-        ('1.0', 'the first release: admit_action, run_nodes_phase and '
-                'the node calls'),
-        ('1.1', 'control_action (pause, resume, abort) and abort_nodes')],
+        ('1.0', 'the first release: every call it makes')],
         help='Highest conductor RPC API version this service sends. Unset '
              '(the default): the newest it knows. During a rolling upgrade, '
              'set it to the version of the oldest conductor still running '

@@ -63,9 +63,7 @@ def public_progress(action):
 @base.BaremetalOrchObjectRegistry.register
 class Action(base.BaremetalOrchObject):
     # Version 1.0: Initial version
-    # Version 1.1: state_reason and control; states pausing and paused;
-    #              name 'retry'
-    VERSION = '1.1'
+    VERSION = '1.0'
 
     fields = {
         'id': f.IntegerField(),

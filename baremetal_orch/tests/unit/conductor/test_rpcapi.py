@@ -24,7 +24,9 @@ from oslo_utils import uuidutils
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
 from baremetal_orch.common import rpc
+from baremetal_orch.conductor import manager
 from baremetal_orch.conductor import rpcapi
+from baremetal_orch.conf import default as conf_default
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base as objects_base
 from baremetal_orch.objects import node as node_obj
@@ -207,7 +209,11 @@ class TestOsloCalls(base.DbTestCase):
 
 class TestVersionCap(base.DbTestCase):
     """``[DEFAULT]rpc_version_cap`` on a real client of the ``fake:/``
-    transport: what a rolling upgrade will cap its new calls with."""
+    transport. The API has one version, 1.0; a method of a later version
+    will pass it as ``version=`` to ``_call`` or ``_cast``, and a cap below
+    it refuses the message before it is sent (``NEXT`` stands for it)."""
+
+    NEXT = '1.1'
 
     def setUp(self):
         super().setUp()
@@ -216,16 +222,55 @@ class TestVersionCap(base.DbTestCase):
         self.config(rpc_transport='oslo')
         self.addCleanup(setattr, rpc, '_TRANSPORT', None)
         rpc._TRANSPORT = None
+        self.ctx = orch_context.get_admin_context()
+
+    def test_one_version_on_both_sides(self):
+        version = rpcapi.ConductorAPI.RPC_API_VERSION
+        self.assertEqual('1.0', version)
+        self.assertEqual(version, manager.ConductorManager.target.version)
+        # The newest version a cap may name is the one the client sends.
+        cap = [o for o in conf_default.opts if o.name == 'rpc_version_cap']
+        self.assertEqual([version], list(cap[0].type.choices))
 
     def test_uncapped_sends_any_version(self):
-        self.assertTrue(
-            rpcapi.ConductorAPI()._client.can_send_version('1.1'))
+        client = rpcapi.ConductorAPI()._client
+        self.assertTrue(client.can_send_version('1.0'))
+        self.assertTrue(client.can_send_version(self.NEXT))
 
     def test_capped_sends_up_to_the_cap(self):
         self.config(rpc_version_cap='1.0')
         api = rpcapi.ConductorAPI()
         self.assertTrue(api._client.can_send_version('1.0'))
-        self.assertFalse(api._client.can_send_version('1.1'))
+        self.assertFalse(api._client.can_send_version(self.NEXT))
 
     def test_cap_outside_the_known_versions_is_refused(self):
-        self.assertRaises(ValueError, self.config, rpc_version_cap='2.0')
+        for cap in (self.NEXT, '2.0'):
+            self.assertRaises(ValueError, self.config, rpc_version_cap=cap)
+
+    def test_version_reaches_the_message(self):
+        self.config(rpc_version_cap='1.0')
+        api = rpcapi.ConductorAPI()
+        with mock.patch.object(rpc.get_transport(), '_send',
+                               autospec=True) as send:
+            api._cast(self.ctx, 'c1', 'abort_nodes', version='1.0',
+                      node_uuids=[])
+        target, _, message = send.call_args.args
+        self.assertEqual(('c1', '1.0'), (target.server, target.version))
+        self.assertEqual(('abort_nodes', '1.0'),
+                         (message['method'], message['version']))
+
+    def test_above_the_cap_is_503_and_not_sent(self):
+        self.config(rpc_version_cap='1.0')
+        api = rpcapi.ConductorAPI()
+        with mock.patch.object(rpc.get_transport(), '_send',
+                               autospec=True) as send:
+            for send_one in (api._call, api._cast):
+                e = self.assertRaises(
+                    exception.ServiceUnavailable, send_one, self.ctx, 'c1',
+                    'later_method', version=self.NEXT)
+                self.assertEqual(503, e.status)
+                self.assertEqual(
+                    'later_method needs conductor RPC API 1.1, above '
+                    '[DEFAULT]rpc_version_cap 1.0: not every conductor '
+                    'runs the release that has it yet', str(e))
+        send.assert_not_called()

@@ -27,7 +27,7 @@ from baremetal_orch.objects import base as obj_base
 from baremetal_orch.tests import base
 
 EXPECTED = {
-    'Action': '1.1-0567171434d4cbd6f9eab44210751aae',
+    'Action': '1.0-0567171434d4cbd6f9eab44210751aae',
     'ActionControlNotification': '1.0-42f04812e94d86d4e1740df4c1d4a03d',
     'ActionControlPayload': '1.0-a8e1261ce5510a6afa497a5cbec57f02',
     'ActionNotification': '1.0-2f39f6603d9c64c530e812758cd8dab5',
