@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""deploy_site and update_site as a taskflow graph flow.
+"""deploy_site and update_site as a taskflow flow of group chains.
 
 Each group is a chain of four atoms -- prepare, check the criteria,
 deploy, check the criteria -- and the chains run side by side. When a
