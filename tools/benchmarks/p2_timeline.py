@@ -179,7 +179,7 @@ def main(argv=None):
     parser.add_argument(
         '--connection', default=os.environ.get(harness.CONNECTION_ENV))
     args = parser.parse_args(argv)
-    nodes, unit = (100, 0.5) if args.quick else (2000, 2.0)
+    nodes, unit = makespan.sizes(args.quick)
     recorder = Recorder()
     recorder.install()
     try:
