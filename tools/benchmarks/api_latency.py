@@ -41,7 +41,6 @@ import threading
 import time
 
 import requests
-import sqlalchemy as sa
 
 from tools.benchmarks import harness
 from tools.benchmarks import makespan
@@ -170,16 +169,17 @@ def run_once(nodes, unit, idle_s, rate, connection=None, deployment='aio'):
             goal=GOAL, idle=idle, busy=busy, action_s=round(seconds, 2),
             bound_s=round(makespan.bound_of(load), 2), nodes=nodes,
             groups=len(load.groups), deployment=deployment,
-            database=database_name(connection), **usage,
+            database=harness.database_name(connection), **usage,
             load=[round(x, 2) for x in load_before],
             load_after=[round(x, 2) for x in os.getloadavg()])
     finally:
         svc.stop()
 
 
-def database_name(connection):
-    return (sa.engine.make_url(connection).get_backend_name()
-            if connection else 'sqlite')
+def _summary(values):
+    """:func:`stats.summary` of the values that are not None, or None."""
+    values = [v for v in values if v is not None]
+    return stats.summary(values) if values else None
 
 
 def summarise(runs):
@@ -188,12 +188,10 @@ def summarise(runs):
     first = runs[0]
     return harness.figure(
         'P10', round(statistics.median(ratios), 3) if ratios else None,
-        'busy p99 / idle p99', goal=GOAL,
-        ratios=stats.summary(ratios) if ratios else None,
-        idle_p99_ms=stats.summary(r['idle']['p99_ms'] for r in runs),
-        busy_p99_ms=stats.summary(r['busy']['p99_ms'] for r in runs),
-        idle_p50_ms=stats.summary(r['idle']['p50_ms'] for r in runs),
-        busy_p50_ms=stats.summary(r['busy']['p50_ms'] for r in runs),
+        'busy p99 / idle p99', goal=GOAL, ratios=_summary(ratios),
+        **{'%s_%s_ms' % (name, key): _summary(
+            r[name].get('%s_ms' % key) for r in runs)
+           for name in ('idle', 'busy') for key in ('p50', 'p99')},
         requests={'idle': sum(r['idle']['requests'] for r in runs),
                   'busy': sum(r['busy']['requests'] for r in runs)},
         errors={'idle': sum(r['idle']['errors'] for r in runs),

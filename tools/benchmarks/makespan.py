@@ -27,8 +27,6 @@ import json
 import os
 import sys
 
-import sqlalchemy as sa
-
 from tools.benchmarks import harness
 from tools.benchmarks import split
 
@@ -173,8 +171,7 @@ def main(argv=None):
     nodes, unit = sizes(args.quick)
     seconds, limit, extra = run(nodes, unit, args.mode == 'parallel',
                                 args.connection, args.deployment)
-    database = (sa.engine.make_url(args.connection).get_backend_name()
-                if args.connection else 'sqlite')
+    database = harness.database_name(args.connection)
     print(json.dumps(harness.figure(
         'P2-%s' % args.mode, round(seconds, 2), 's',
         baseline=round(limit, 2), goal=GOAL, nodes=nodes, groups=20,
