@@ -45,26 +45,19 @@ import datetime
 import json
 import os
 import random
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
 import sqlalchemy as sa
 
-from baremetal_orch_testing import fixtures as func_fixtures
-from baremetal_orch_testing import services
 from tools.benchmarks import harness
+from tools.benchmarks import processes
 from tools.benchmarks import stats
 
-BIN = os.path.dirname(sys.executable)
-HOST = 'aio'
 GOAL = 1.0
 #: Node starts since the last resume before a pause: work flows.
 FLOWING = 60
-START_TIMEOUT = 120
 #: Seconds within which node starts count as one batch (the baseline).
 BATCH = 0.01
 #: Seconds after work flows again before the pause: drawn from this range.
@@ -83,66 +76,11 @@ def epoch(stamp):
     return stamp.replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
-class AllInOne:
-    """``baremetal-orch`` on a sqlite file, fake nodes bound to it."""
-
-    def __init__(self, overrides):
-        self.tmp = tempfile.mkdtemp(prefix='bmo-p8-')
-        self.connection = 'sqlite:///%s' % os.path.join(self.tmp,
-                                                        'p8.sqlite')
-        port = services.free_port()
-        sections = services.base_sections(
-            self.tmp, port, self.connection,
-            DEFAULT={'host': HOST, 'rpc_transport': 'none'},
-            conductor={'heartbeat_interval': 2, 'heartbeat_timeout': 30})
-        for (section, option), value in overrides.items():
-            sections.setdefault(section, {})[option] = value
-        self.conf = services.write_config(
-            os.path.join(self.tmp, 'p8.conf'), sections)
-        subprocess.run([os.path.join(BIN, 'baremetal-orch-manage'),
-                        '--config-file', self.conf, 'db', 'upgrade'],
-                       check=True, capture_output=True, timeout=300)
-        self.engine = sa.create_engine(self.connection)
-        self.client = services.Client('http://127.0.0.1:%d' % port)
-        self.proc = None
-
-    def add_nodes(self, nodes):
-        harness.insert_nodes(self.engine, nodes, HOST)
-
-    def start(self):
-        self.log = open(os.path.join(self.tmp, 'aio.log'), 'wb')
-        self.proc = subprocess.Popen(
-            [os.path.join(BIN, 'baremetal-orch'), '--config-file',
-             self.conf], stdout=self.log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True)
-
-        def answers():
-            if self.proc.poll() is not None:
-                raise RuntimeError('baremetal-orch exited:\n%s'
-                                   % self.log_tail())
-            try:
-                return self.client.get('/v1').status_code == 200
-            except Exception:
-                return False
-        self.client.wait_for(answers, timeout=START_TIMEOUT, interval=0.5)
-        services.wait_for_live_conductor(self.client, timeout=START_TIMEOUT)
-
-    def log_tail(self, size=3000):
-        with open(os.path.join(self.tmp, 'aio.log'), errors='replace') as f:
-            return f.read()[-size:]
-
-    def stop(self):
-        if self.proc is not None:
-            func_fixtures.stop_process(self.proc, 5)
-            self.log.close()
-        self.engine.dispose()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def node_starts(self, action):
-        """Epoch seconds of every node task of ``action`` started."""
-        with self.engine.connect() as conn:
-            return [epoch(s) for (s,) in conn.execute(
-                NODE_STARTS, {'action': action}).all()]
+def node_starts(engine, action):
+    """Epoch seconds of every node task of ``action`` started."""
+    with engine.connect() as conn:
+        return [epoch(s) for (s,) in conn.execute(
+            NODE_STARTS, {'action': action}).all()]
 
 
 def spread(duration, index):
@@ -172,7 +110,7 @@ def trial(svc, uuid, since, delay):
     its figures and (its 202, the resume's time)."""
     path = '/v1/actions/%s' % uuid
     client = svc.client
-    client.wait_for(lambda: len([s for s in svc.node_starts(uuid)
+    client.wait_for(lambda: len([s for s in node_starts(svc.engine, uuid)
                                  if s >= since]) >= FLOWING,
                     timeout=600, interval=0.05)
     # Past the burst of a resume (every group's batch at once): the
@@ -184,7 +122,7 @@ def trial(svc, uuid, since, delay):
     t0 = time.time()
     wait_state(client, path, 'paused', 600)
     paused = time.time()
-    starts = svc.node_starts(uuid)
+    starts = node_starts(svc.engine, uuid)
     after = [s for s in starts if s > t0]
     t1 = max(starts)
     client.post(path + '/control', status=202, json={'verb': 'resume'})
@@ -221,15 +159,15 @@ def run(trials, groups_total, per_group, fake_duration, max_groups,
                  ('conductor', 'max_concurrent_nodes'): max_nodes}
     if workers:
         overrides[('conductor', 'workers')] = workers
-    svc = AllInOne(overrides)
+    svc = processes.AllInOne(overrides=overrides)
+    svc.setUp()
     try:
         svc.add_nodes([{'name': '%s-n%03d' % (g, i), 'tags': [g],
                         'driver_info': {'fake_duration': spread(
                             fake_duration, i)}}
                        for g in groups for i in range(per_group)])
         svc.start()
-        svc.client.post('/v1/deployment_strategies', status=201,
-                        json=strategy(groups))
+        svc.add_strategy(strategy(groups))
         action = svc.client.post('/v1/actions', status=201, json={
             'name': 'deploy_site',
             'parameters': {'deployment_strategy': 'p8'}}).json()
@@ -242,7 +180,7 @@ def run(trials, groups_total, per_group, fake_duration, max_groups,
             paused.append(window)
             since = window[1]
         final = svc.client.wait_for_action(uuid, timeout=3600)
-        starts = svc.node_starts(uuid)
+        starts = node_starts(svc.engine, uuid)
         gaps = gaps_while_running(starts, paused)
         per_node = gaps_while_running(starts, paused, 0)
         return results, gaps, per_node, final

@@ -41,6 +41,13 @@ CONF = cfg.CONF
 CONNECTION_ENV = 'BAREMETAL_ORCH_BENCH_CONNECTION'
 
 
+def database_name(connection):
+    """The backend of ``connection`` (``mysql``, ``postgresql``), or
+    ``sqlite`` for None (the embedded default)."""
+    return (sa.engine.make_url(connection).get_backend_name()
+            if connection else 'sqlite')
+
+
 def fresh_database(server_url):
     """Create an empty database on ``server_url`` (MariaDB/MySQL or
     PostgreSQL); returns (its URL, a callable that drops it)."""

@@ -40,9 +40,9 @@ from baremetal_orch.ironic import configdrive
 from baremetal_orch_testing.fixtures import databases
 from baremetal_orch_testing.fixtures import ironic as ironic_fixture
 from tools.benchmarks import ironic_shard_sync
+from tools.benchmarks import processes
 from tools.benchmarks import real_ironic
 from tools.benchmarks import real_ironic_deploy
-from tools.benchmarks import split
 from tools.benchmarks import stats
 
 THREADS = 8
@@ -112,10 +112,11 @@ def measure(ironic, uuids, nodes, pairs):
             batch = next(batches)
             drives = {u: drive_of(u) for u in batch} if with_drive else {}
             time.sleep(1)
-            before = split.cpu_seconds(ironic.pid())
+            before = processes.cpu_seconds(ironic.pid())
             client.move(pool, batch, 'active', 'active', drives)
             time.sleep(1)
-            return (split.cpu_seconds(ironic.pid()) - before) / len(batch)
+            return ((processes.cpu_seconds(ironic.pid()) - before) /
+                    len(batch))
 
         drive_s, plain_s = stats.interleaved(
             (lambda: deploy(True), lambda: deploy(False)), pairs)

@@ -22,11 +22,10 @@ the bounds computed from the strategy: the sum of the group durations
 ``POST`` to the poll of ``GET /v1/actions/{uuid}`` that sees it end."""
 
 import argparse
+import collections
 import json
 import os
 import sys
-
-import sqlalchemy as sa
 
 from tools.benchmarks import harness
 from tools.benchmarks import split
@@ -34,6 +33,7 @@ from tools.benchmarks import split
 GOAL = 1.10
 LAYERS = 4
 WIDTH = 5
+STRATEGY = 'p2'
 
 
 def dag():
@@ -82,37 +82,67 @@ def bound(document, groups, factor, unit, parallel):
             else strategy.serial_bound(durations))
 
 
+#: What a P2 run is made of: the DAG, the conductor's options, the
+#: strategy document and the fake nodes.
+Workload = collections.namedtuple(
+    'Workload', 'groups depends factor unit parallel overrides document '
+                'nodes')
+
+
+def sizes(quick):
+    """(nodes, seconds a phase lasts at factor 1) of a P2 run."""
+    return (100, 0.5) if quick else (2000, 2.0)
+
+
+def workload(nodes_total, unit, parallel, name=STRATEGY):
+    """The P2 site: ``nodes_total`` fake nodes over the 20 groups of
+    :func:`dag`, the strategy ``name`` and the conductor's options."""
+    groups, depends, factor = dag()
+    per_group = nodes_total // len(groups)
+    return Workload(
+        groups, depends, factor, unit, parallel,
+        conductor_overrides(per_group, len(groups), parallel),
+        harness.chain_strategy(name, groups, depends),
+        fake_nodes(groups, factor, per_group, unit))
+
+
+def bound_of(load):
+    """:func:`bound` of a :class:`Workload`."""
+    return bound(load.document, load.groups, load.factor, load.unit,
+                 load.parallel)
+
+
+def check_ended(state, result, seconds):
+    """Raise unless the action ended complete/success."""
+    if (state, result) != ('complete', 'success'):
+        raise RuntimeError('deploy_site ended %s/%s after %.1f s'
+                           % (state, result, seconds))
+
+
 def run(nodes_total, unit, parallel, connection=None, deployment='aio'):
     """Return (seconds, bound, extra): ``extra`` holds what the split
     deployment measured besides (each process's CPU seconds, the seconds
     the action recorded)."""
-    groups, depends, factor = dag()
-    per_group = nodes_total // len(groups)
-    overrides = conductor_overrides(per_group, len(groups), parallel)
-    document = harness.chain_strategy('p2', groups, depends)
-    nodes = fake_nodes(groups, factor, per_group, unit)
+    load = workload(nodes_total, unit, parallel)
     if deployment == 'split':
-        svc = split.Split(connection=connection, overrides=overrides)
+        svc = split.Split(connection=connection, overrides=load.overrides)
         svc.setUp()
     else:
-        svc = harness.Service(connection=connection, overrides=overrides)
+        svc = harness.Service(connection=connection,
+                              overrides=load.overrides)
     try:
-        svc.add_nodes(nodes)
+        svc.add_nodes(load.nodes)
         extra = {}
         if deployment == 'split':
             svc.start()
-            svc.add_strategy(document)
-            action, seconds, extra = svc.run_action('p2')
-            ended = (action['state'], action['result'])
+            svc.add_strategy(load.document)
+            action, seconds, extra = svc.run_action(STRATEGY)
+            check_ended(action['state'], action['result'], seconds)
         else:
-            svc.add_strategy(document)
-            action, seconds = svc.run_action('p2')
-            ended = (action.state, action.result)
-        if ended != ('complete', 'success'):
-            raise RuntimeError('deploy_site ended %s/%s after %.1f s'
-                               % (ended + (seconds,)))
-        return seconds, bound(document, groups, factor, unit,
-                              parallel), extra
+            svc.add_strategy(load.document)
+            action, seconds = svc.run_action(STRATEGY)
+            check_ended(action.state, action.result, seconds)
+        return seconds, bound_of(load), extra
     finally:
         svc.stop()
 
@@ -138,11 +168,10 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    nodes, unit = (100, 0.5) if args.quick else (2000, 2.0)
+    nodes, unit = sizes(args.quick)
     seconds, limit, extra = run(nodes, unit, args.mode == 'parallel',
                                 args.connection, args.deployment)
-    database = (sa.engine.make_url(args.connection).get_backend_name()
-                if args.connection else 'sqlite')
+    database = harness.database_name(args.connection)
     print(json.dumps(harness.figure(
         'P2-%s' % args.mode, round(seconds, 2), 's',
         baseline=round(limit, 2), goal=GOAL, nodes=nodes, groups=20,

@@ -41,8 +41,6 @@ import sys
 import threading
 import time
 
-import sqlalchemy as sa
-
 from tools.benchmarks import harness
 from tools.benchmarks import makespan
 
@@ -179,7 +177,7 @@ def main(argv=None):
     parser.add_argument(
         '--connection', default=os.environ.get(harness.CONNECTION_ENV))
     args = parser.parse_args(argv)
-    nodes, unit = (100, 0.5) if args.quick else (2000, 2.0)
+    nodes, unit = makespan.sizes(args.quick)
     recorder = Recorder()
     recorder.install()
     try:
@@ -193,8 +191,7 @@ def main(argv=None):
     print(json.dumps(harness.figure(
         'P2-timeline-%s' % args.mode, round(seconds, 2), 's',
         baseline=round(limit, 2), goal=makespan.GOAL, nodes=nodes,
-        database=(sa.engine.make_url(args.connection).get_backend_name()
-                  if args.connection else 'sqlite'), **doc)))
+        database=harness.database_name(args.connection), **doc)))
 
 
 if __name__ == '__main__':

@@ -24,8 +24,10 @@ P7), P7 (deploy_site over a real Ironic, 4 shards and conductors, against
 a script driving Ironic directly), P8 (from a pause's 202 to the last
 node work started, 2,000 nodes in parallel groups, all-in-one), P9 (one
 group of 5 L nodes deployed under Ironic's max_concurrent_deploy L, one
-and two conductors, against ceil(5 L / L) deploys back to back). Each
-measurement runs in a process of its own.
+and two conductors, against ceil(5 L / L) deploys back to back), P10 (p99
+of GET /v1/nodes?limit=100 while P2's parallel action runs on the
+all-in-one, against its p99 on the idle service). Each measurement runs
+in a process of its own.
 """
 
 import argparse
@@ -37,7 +39,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-FIGURES = ('selectors', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9')
+FIGURES = ('selectors', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9',
+           'P10')
 
 
 def _run(module, *args):
@@ -139,6 +142,9 @@ def main(argv=None):
             emit(_run('control_latency', *quick)[0])
         elif name == 'P9':
             for doc in _run('ironic_limit', *quick):
+                emit(doc)
+        elif name == 'P10':
+            for doc in _run('api_latency', *quick):
                 emit(doc)
 
 

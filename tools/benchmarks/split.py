@@ -16,34 +16,18 @@ a fresh database on a server), fake nodes.
 
 The same methods as :class:`tools.benchmarks.harness.Service`: nodes and
 strategies are written before the clock (the nodes straight into the
-database, the strategy through the API), and :meth:`Split.run_action`
-times a ``deploy_site`` from its ``POST`` to its end as seen by polling
+database, the strategy through the API), and
+:meth:`tools.benchmarks.processes.Processes.run_action` times a
+``deploy_site`` from its ``POST`` to its end as seen by polling
 ``GET /v1/actions/{uuid}``.
 """
 
-import datetime
-import os
-import subprocess
-import sys
-import time
-
-import fixtures
-import psutil
-import sqlalchemy as sa
-
-from baremetal_orch_testing import fixtures as func_fixtures
 from baremetal_orch_testing.fixtures import broker
 from baremetal_orch_testing import services
-from tools.benchmarks import harness
+from tools.benchmarks import processes
 
-BIN = os.path.dirname(sys.executable)
 #: ``[DEFAULT]host`` of the conductor, which the nodes are bound to.
 HOST = 'conductor-1'
-#: Seconds between polls of the action.
-POLL_INTERVAL = 0.1
-#: The fields polled: not the report, which names every node.
-POLL_FIELDS = 'state,result'
-START_TIMEOUT = 120
 
 
 def config_sections(tmp, port, connection, transport_url, overrides=None,
@@ -64,148 +48,17 @@ def config_sections(tmp, port, connection, transport_url, overrides=None,
     return sections
 
 
-def parse_timestamp(value):
-    """An API timestamp (ISO 8601, UTC offset) as an aware datetime."""
-    stamp = datetime.datetime.fromisoformat(value)
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=datetime.timezone.utc)
-    return stamp
-
-
-def recorded_seconds(action):
-    """Seconds from the action's ``created_at`` to its ``finished_at`` as
-    the service recorded them (whole seconds on MariaDB, whose DATETIME
-    keeps no fraction), or None while it has not finished."""
-    if not action.get('created_at') or not action.get('finished_at'):
-        return None
-    return (parse_timestamp(action['finished_at']) -
-            parse_timestamp(action['created_at'])).total_seconds()
-
-
-def cpu_seconds(pid):
-    """User and system CPU seconds of a process and its children."""
-    proc = psutil.Process(pid)
-    total = 0.0
-    for p in [proc] + proc.children(recursive=True):
-        try:
-            times = p.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
-
-
-class Split(fixtures.Fixture):
+class Split(processes.Processes):
     """API and conductor processes, RabbitMQ and a database."""
 
-    def __init__(self, connection=None, overrides=None):
-        """:param connection: a database server URL (a fresh database is
-        made on it), or None for a sqlite file.
-        :param overrides: {(section, option): value} of the config."""
-        super().__init__()
-        self.server = connection
-        self.overrides = overrides or {}
-        self.procs = {}
+    COMMANDS = {'conductor': 'baremetal-orch-conductor',
+                'api': 'baremetal-orch-api'}
+    HOST = HOST
 
     def _setUp(self):
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        if self.server:
-            self.connection, drop = harness.fresh_database(self.server)
-            self.addCleanup(drop)
-        else:
-            self.connection = 'sqlite:///%s' % os.path.join(
-                self.tmp, 'bench.sqlite')
         self.rabbit = self.useFixture(broker.RabbitMQ())
-        self.port = services.free_port()
-        self.conf = services.write_config(
-            os.path.join(self.tmp, 'split.conf'), config_sections(
-                self.tmp, self.port, self.connection,
-                self.rabbit.transport_url, self.overrides))
-        subprocess.run([os.path.join(BIN, 'baremetal-orch-manage'),
-                        '--config-file', self.conf, 'db', 'upgrade'],
-                       check=True, capture_output=True, timeout=300)
-        self.engine = sa.create_engine(self.connection)
-        self.addCleanup(self.engine.dispose)
-        self.client = services.Client('http://127.0.0.1:%d' % self.port)
+        super()._setUp()
 
-    def stop(self):
-        self.cleanUp()
-
-    def add_nodes(self, nodes):
-        """Insert fake nodes bound to the conductor (before :meth:`start`
-        or after it)."""
-        harness.insert_nodes(self.engine, nodes, HOST)
-
-    def _spawn(self, name):
-        log = open(os.path.join(self.tmp, name + '.log'), 'wb')
-        self.addCleanup(log.close)
-        proc = subprocess.Popen(
-            [os.path.join(BIN, 'baremetal-orch-' + name), '--config-file',
-             self.conf], stdout=log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True)
-        self.procs[name] = proc
-        self.addCleanup(func_fixtures.stop_process, proc, 10)
-        return proc
-
-    def log_tail(self, name, size=3000):
-        with open(os.path.join(self.tmp, name + '.log'),
-                  errors='replace') as f:
-            return f.read()[-size:]
-
-    def check_alive(self):
-        for name, proc in self.procs.items():
-            if proc.poll() is not None:
-                raise RuntimeError('%s exited (%s):\n%s' % (
-                    name, proc.returncode, self.log_tail(name)))
-
-    def start(self):
-        """Start the conductor and the API; return once the API answers
-        and shows the conductor alive."""
-        self._spawn('conductor')
-        self._spawn('api')
-
-        def answers():
-            self.check_alive()
-            try:
-                return self.client.get('/v1').status_code == 200
-            except Exception:
-                return False
-        self.client.wait_for(answers, timeout=START_TIMEOUT, interval=0.5)
-        services.wait_for_live_conductor(self.client, timeout=START_TIMEOUT)
-
-    def add_strategy(self, document):
-        self.client.post('/v1/deployment_strategies', status=201,
-                         json=document)
-
-    def run_action(self, strategy_name, timeout=3600):
-        """POST a deploy_site; poll its state every POLL_INTERVAL until it
-        ends. Return (the whole action document, seconds from before the
-        POST to the poll that saw it end, usage): ``usage`` holds each
-        process's CPU seconds during the action and the seconds the
-        service recorded (:func:`recorded_seconds`)."""
-        pids = {name: proc.pid for name, proc in self.procs.items()}
-        cpu = {name: cpu_seconds(pid) for name, pid in pids.items()}
-        start = time.monotonic()
-        action = self.client.post('/v1/actions', status=201, json={
-            'name': 'deploy_site',
-            'parameters': {'deployment_strategy': strategy_name}}).json()
-        path = '/v1/actions/%s' % action['uuid']
-        deadline = start + timeout
-        while True:
-            doc = self.client.get(path, status=200,
-                                  params={'fields': POLL_FIELDS}).json()
-            if doc['state'] not in ('pending', 'running'):
-                seconds = time.monotonic() - start
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError('action did not end within %s s'
-                                   % timeout)
-            self.check_alive()
-            time.sleep(POLL_INTERVAL)
-        usage = {'cpu_s': {name: round(cpu_seconds(pid) - cpu[name], 1)
-                           for name, pid in pids.items()}}
-        final = self.client.get(path, status=200).json()
-        recorded = recorded_seconds(final)
-        usage['recorded_s'] = None if recorded is None else round(
-            recorded, 2)
-        return final, seconds, usage
+    def sections(self):
+        return config_sections(self.tmp, self.port, self.connection,
+                               self.rabbit.transport_url, self.overrides)

@@ -42,3 +42,17 @@ def interleaved(measures, pairs):
         for i, measure in enumerate(measures):
             results[i].append(measure())
     return results
+
+
+def percentile(values, q):
+    """The ``q``-th percentile (0 to 100) of ``values``, interpolated
+    linearly between the two closest ranks (NumPy's default)."""
+    values = sorted(values)
+    if not values:
+        raise ValueError('no values to take a percentile of')
+    if not 0 <= q <= 100:
+        raise ValueError('a percentile is between 0 and 100, not %s' % q)
+    rank = (len(values) - 1) * q / 100.0
+    low = int(rank)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (rank - low)

@@ -13,8 +13,10 @@
 run: ``tools/benchmarks/run.py --quick P1`` (a real Ironic beside the
 all-in-one, on sqlite and on MariaDB) and ``--quick P7`` (deploy_site
 over a real Ironic with 4 shard conductors, RabbitMQ and MariaDB, against
-the raw openstacksdk script). Only the shape and the completeness of the
-output are checked, never a speed: figures come from full runs."""
+the raw openstacksdk script), and ``--quick P10`` (the API's latency
+while P2's action runs on the all-in-one, 200 nodes). Only the shape and
+the completeness of the output are checked, never a speed: figures come
+from full runs."""
 
 import json
 import os
@@ -76,6 +78,31 @@ class TestQuickBenchmarks(base.FunctionalTestCase):
                          (p7['value'], p7['baseline']))
         self.assertEqual(max(c['peak_rss_mib'] for c in ours['conductors']),
                          p6['value'])
+
+    def test_p10_quick(self):
+        run, p10 = self.run_bench('P10')
+        self.assertEqual(('P10-run', 'P10'), (run['figure'], p10['figure']))
+        self.assertEqual((200, 20, 'aio', 'sqlite'),
+                         (run['nodes'], run['groups'], run['deployment'],
+                          run['database']))
+        for name in ('idle', 'busy'):
+            phase = run[name]
+            # Both phases sent requests and every one was answered 200.
+            self.assertGreater(phase['requests'], 0, name)
+            self.assertEqual((0, []), (phase['errors'],
+                                       phase['error_kinds']), name)
+            self.assertLess(0, phase['p50_ms'], name)
+            self.assertLessEqual(phase['p50_ms'], phase['p99_ms'], name)
+            self.assertLessEqual(phase['p99_ms'], phase['max_ms'], name)
+        self.assertEqual(round(run['busy']['p99_ms'] /
+                               run['idle']['p99_ms'], 3), run['value'])
+        self.assertGreater(run['action_s'], 0)
+        self.assertEqual(3, len(run['load']))
+        self.assertEqual((run['value'], 2.0, 1),
+                         (p10['value'], p10['goal'], p10['repeat']))
+        self.assertEqual({'min': run['value'], 'median': run['value'],
+                          'max': run['value'], 'n': 1}, p10['ratios'])
+        self.assertEqual({'idle': 0, 'busy': 0}, p10['errors'])
 
     def test_ironic_poll_cost_quick(self):
         # The figure behind poller.LISTED_PER_GET, on a real Ironic.

@@ -24,6 +24,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from tools.benchmarks import makespan  # noqa: E402
+from tools.benchmarks import processes  # noqa: E402
 from tools.benchmarks import split  # noqa: E402
 
 URL = 'rabbit://guest:guest@127.0.0.1:5672/bmo-x'
@@ -99,20 +100,20 @@ class TestConfigSections(base.TestCase):
 class TestRecordedSeconds(base.TestCase):
 
     def test_fraction_and_offset(self):
-        self.assertAlmostEqual(121.25, split.recorded_seconds({
+        self.assertAlmostEqual(121.25, processes.recorded_seconds({
             'created_at': '2026-11-24T10:00:00.500000+00:00',
             'finished_at': '2026-11-24T10:02:01.750000+00:00'}))
 
     def test_naive_is_utc(self):
-        self.assertEqual(3600.0, split.recorded_seconds({
+        self.assertEqual(3600.0, processes.recorded_seconds({
             'created_at': '2026-11-24T10:00:00',
             'finished_at': '2026-11-24T12:00:00+01:00'}))
 
     def test_unfinished(self):
-        self.assertIsNone(split.recorded_seconds({
+        self.assertIsNone(processes.recorded_seconds({
             'created_at': '2026-11-24T10:00:00+00:00',
             'finished_at': None}))
-        self.assertIsNone(split.recorded_seconds({'state': 'running'}))
+        self.assertIsNone(processes.recorded_seconds({'state': 'running'}))
 
 
 class TestParser(base.TestCase):
