@@ -114,7 +114,7 @@ class DagDriver:
 class SdkIronic:
     """The openstacksdk calls of the script (noauth, one endpoint)."""
 
-    def __init__(self, endpoint, threads=16, page=1000):
+    def __init__(self, endpoint, threads=16, page=1000, shard=None):
         import openstack
         self.conn = openstack.connect(
             auth_type='none', baremetal_endpoint_override=endpoint,
@@ -122,13 +122,14 @@ class SdkIronic:
             load_envvars=False)
         self.pool = concurrent.futures.ThreadPoolExecutor(threads)
         self.page = page
+        self.filters = {'shard': shard} if shard else {}
 
     def poll(self):
         """``({uuid: provision_state}, {uuid: last_error})`` of every node."""
         states, errors = {}, {}
         for node in self.conn.baremetal.nodes(
                 fields=['uuid', 'provision_state', 'last_error'],
-                limit=self.page):
+                limit=self.page, **self.filters):
             states[node.id] = node.provision_state
             errors[node.id] = node.last_error
         return states, errors

@@ -9,8 +9,9 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The pure logic of the P1 and P7 benchmarks: summaries of interleaved
-runs and the dependency-order driver of the raw-Ironic script."""
+"""The pure logic of the P1, P7 and P9 benchmarks: summaries of
+interleaved runs, the dependency-order driver of the raw-Ironic script
+and where P9's makespan goes."""
 
 import os
 import sys
@@ -23,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from tools.benchmarks import ironic_limit  # noqa: E402
 from tools.benchmarks import node_list  # noqa: E402
 from tools.benchmarks import raw_ironic  # noqa: E402
 from tools.benchmarks import real_ironic_deploy  # noqa: E402
@@ -235,3 +237,36 @@ class TestP7Strategy(base.TestCase):
         self.assertEqual({'list': 0, 'get_node': 0, 'provision': 0,
                           'other': 2},
                          real_ironic_deploy.request_counts(Log(), 4))
+
+
+def _moved(events):
+    """Ironic log lines of ``(seconds, node, state)``."""
+    line = ('2026-11-27 12:00:%06.3f 1 INFO ironic.common.states [-] Node '
+            '%s moved to provision state "%s" from state "x"')
+    return '\n'.join(line % (t, '%08d-0000-0000-0000-000000000000' % n, st)
+                     for t, n, st in events)
+
+
+class TestP9Occupancy(base.TestCase):
+
+    def test_ramp_gaps_and_busy_share(self):
+        # L = 2, four nodes: 0 and 1 start 0.5 s apart, 2 waits 0.3 s
+        # after 0 ends, 3 waits 0.5 s after 1 ends.
+        log_text = _moved([
+            (10.0, 0, 'deploying'), (10.5, 1, 'deploying'),
+            (12.0, 0, 'active'), (12.3, 2, 'deploying'),
+            (12.5, 1, 'active'), (13.0, 3, 'deploying'),
+            (14.3, 2, 'active'), (15.0, 3, 'active')])
+        uuids = ['%08d-0000-0000-0000-000000000000' % n for n in range(4)]
+        got = ironic_limit.occupancy(log_text, uuids, 2)
+        self.assertEqual(0.5, got['ramp_s'])
+        self.assertEqual(0.4, got['gap_s'])
+        self.assertEqual(0.5, got['gap_max_s'])
+        # Slot-seconds in use 2 + 2 + 2 + 2 = 8 over 2 slots x 5 s.
+        self.assertEqual(0.8, got['busy'])
+
+    def test_other_nodes_are_ignored(self):
+        log_text = _moved([(10.0, 0, 'deploying'), (11.0, 0, 'active'),
+                           (10.5, 7, 'deploying')])
+        self.assertEqual({}, ironic_limit.occupancy(
+            log_text, ['%08d-0000-0000-0000-000000000000' % 0], 2))
