@@ -12,10 +12,11 @@
 """Admitting an action: the one place a requested action is checked.
 
 ``POST /v1/actions`` reaches a conductor's :func:`admit` (a synchronous
-RPC call). It parses the strategy once, resolves its selectors once,
-checks the nodes are not held by another running action, creates the
-action and returns it with what the flow starts from; a refused action
-leaves no row.
+RPC call). It parses the strategy once, resolves its selectors once (to
+node UUIDs, with the names they have now for the reports: inside an
+action a node is its UUID), checks the nodes are not held by another
+running action, creates the action and returns it with what the flow
+starts from; a refused action leaves no row.
 
 Two admissions at the same instant may both pass the busy check: the row
 is created first and the check runs against the active actions created
@@ -54,10 +55,12 @@ LOG = log.getLogger(__name__)
 Admitted = collections.namedtuple('Admitted', ['action', 'site'])
 
 
-def resolve_groups(strategy):
-    """{group: [node names]} with one indexed query per group."""
-    return {g.name: node_obj.Node.names_matching(g.selectors)
-            for g in strategy.groups}
+def resolve(strategy):
+    """The :class:`SiteDeployment` of ``strategy`` over the nodes its
+    selectors pick now (by UUID, named as they are now)."""
+    group_nodes, names = node_obj.Node.resolve_groups(strategy)
+    return site_mod.SiteDeployment(strategy, group_nodes,
+                                   node_names=names)
 
 
 def _site(parameters):
@@ -68,7 +71,7 @@ def _site(parameters):
                           strategy_mod.DEFAULT_NAME)
     document = dbapi.get_strategy(name).document
     strategy = strategy_mod.parse(document)
-    site = site_mod.SiteDeployment(strategy, resolve_groups(strategy))
+    site = resolve(strategy)
     stored = {'deployment_strategy': name, 'strategy': document}
     if parameters.get('windows'):
         stored['windows'] = list(parameters['windows'])
@@ -117,8 +120,7 @@ def _retry(context, parameters):
     else:
         # It ended before its start stored the resolved site (it could
         # not start): nothing ran, its snapshot's selectors resolve now.
-        previous = site_mod.SiteDeployment(strategy,
-                                           resolve_groups(strategy))
+        previous = resolve(strategy)
     site = retry_mod.retry(previous, uuid)
     return {'action': uuid,
             'deployment_strategy': ended.parameters.get(
@@ -180,8 +182,8 @@ def admit(context, uuid, name, parameters, host):
             progress['site'] = site.to_dict()
         else:
             parameters, site = _site(parameters)
-        held = {uuid: name for name, uuid in node_obj.Node.uuids_by_name(
-            site.node_names()).items()}
+        held = {uuid: site.tracker.name_of(uuid)
+                for uuid in site.tracker.statuses()}
     # Held by UUID: a node renamed meanwhile is still the same node.
     progress['held_nodes'] = sorted(held)
     action = action_obj.Action(

@@ -41,7 +41,7 @@ locked_node = _inventory.locked_node
 list_nodes = _inventory.list_nodes
 list_node_dicts = _inventory.list_node_dicts
 resolve_selectors = _inventory.resolve_selectors
-node_uuids_by_name = _inventory.node_uuids_by_name
+select_nodes = _inventory.select_nodes
 count_nodes_by_shard = _inventory.count_nodes_by_shard
 
 # Node locks (db/sqlalchemy/inventory.py) -----------------------------------
@@ -53,7 +53,7 @@ clear_reservations = _inventory.clear_reservations
 # The node work of a group in batches (db/sqlalchemy/batches.py) -----------
 start_tasks = _batches.start_tasks
 ended_tasks = _batches.ended_tasks
-node_refs_by_names = _batches.node_refs_by_names
+node_refs = _batches.node_refs
 reserve_nodes = _batches.reserve_nodes
 update_nodes = _batches.update_nodes
 release_nodes = _batches.release_nodes

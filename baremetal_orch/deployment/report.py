@@ -25,23 +25,31 @@ reference gives for ``POST /v1/actions`` (api-ref/source/actions.inc)::
               "nodes": {name: status},
               "retry_of": uuid}      # only in the report of a retry
 
+Nodes are named in both: the rules work by node identifier (in an action,
+its UUID) and ``name_of`` gives the name shown (as admission saw it).
+
 :func:`summarize` turns a report into log lines (the specification's
 "report logged before the end of the baremetal nodes step").
 """
 
 
-def build_plan(strategy, group_nodes):
+def _same(node):
+    return node
+
+
+def build_plan(strategy, group_nodes, name_of=_same):
     """The dry-run plan of ``strategy`` over resolved group node sets.
 
     :param strategy: a :class:`~baremetal_orch.deployment.strategy.Strategy`.
-    :param group_nodes: ``{group: [node names]}`` for every group.
+    :param group_nodes: ``{group: [nodes]}`` for every group.
+    :param name_of: ``callable(node)``, the name shown.
     """
     order = list(strategy.topological_order())
     groups = {}
     members = {}
     for name in order:
         group = strategy.group(name)
-        nodes = sorted(set(group_nodes.get(name, ())))
+        nodes = sorted({name_of(n) for n in group_nodes.get(name, ())})
         groups[name] = {'nodes': nodes,
                         'depends_on': list(group.depends_on),
                         'critical': group.critical}
@@ -55,6 +63,10 @@ def build_plan(strategy, group_nodes):
                              if not groups[name]['nodes']]}
 
 
+#: The lists of nodes of a group's report entry.
+_NODE_LISTS = ('nodes', 'succeeded_nodes', 'failed_nodes')
+
+
 def group_entry(status, critical, reason, nodes, succeeded, failed, misses):
     """One entry of ``report['groups']``."""
     return {'status': status, 'critical': critical, 'reason': reason,
@@ -64,11 +76,23 @@ def group_entry(status, critical, reason, nodes, succeeded, failed, misses):
                        for m in misses]}
 
 
-def build_report(order, groups, nodes, retry_of=None):
+def build_report(order, groups, nodes, retry_of=None, name_of=_same):
     """Assemble a report from its parts (see the module docstring);
-    ``retry_of`` (the action a retry re-runs) only when given."""
-    report = {'order': list(order), 'groups': dict(groups),
-              'nodes': dict(sorted(nodes.items()))}
+    ``retry_of`` (the action a retry re-runs) only when given.
+
+    :param groups: ``{group: entry}`` (:func:`group_entry`).
+    :param nodes: ``{node: status}``.
+    :param name_of: ``callable(node)``, the name shown; the nodes of
+        ``groups`` and ``nodes`` are shown by it.
+    """
+    def named(entry):
+        return dict(entry, **{key: [name_of(n) for n in entry[key]]
+                              for key in _NODE_LISTS})
+
+    report = {'order': list(order),
+              'groups': {g: named(e) for g, e in groups.items()},
+              'nodes': dict(sorted((name_of(n), status)
+                                   for n, status in nodes.items()))}
     if retry_of:
         report['retry_of'] = retry_of
     return report

@@ -52,12 +52,13 @@ def retry(previous, retry_of):
     :param retry_of: the uuid of the ended action; the new deployment's
         report names it.
     :returns: a new deployment with the same strategy, groups and node
-        sets, every group pending.
+        sets (and their names), every group pending.
     """
     strategy = previous.strategy
     return site_mod.SiteDeployment(
         strategy, {g: previous.nodes(g) for g in strategy.names()},
-        node_statuses(previous.tracker.statuses()), retry_of=retry_of)
+        node_statuses(previous.tracker.statuses()), retry_of=retry_of,
+        node_names=previous.tracker.names())
 
 
 def retried_nodes(site):
@@ -69,6 +70,7 @@ def retried_nodes(site):
 def plan(site):
     """The dry run of a retry: the plan of its strategy snapshot, the
     action it retries (``retry_of``) and the nodes it tries again
-    (``retried_nodes``)."""
+    (``retried_nodes``, by name)."""
     return dict(site.plan(), retry_of=site.retry_of,
-                retried_nodes=retried_nodes(site))
+                retried_nodes=sorted(map(site.tracker.name_of,
+                                         retried_nodes(site))))

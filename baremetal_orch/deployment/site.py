@@ -28,16 +28,17 @@ Life of a group::
 
 and ``fail(group, 'timeout')`` from any non-final state.
 
-Nodes: :meth:`SiteDeployment.prepare_targets` claims the group's
-``not_started`` nodes that no other group claims (the first group to run
-takes a shared node); prepared nodes stay claimed by the group that prepared
-them until its deploy is over, so two groups running side by side never
-handle the same node. :meth:`SiteDeployment.deploy_targets` claims the
-group's ``prepared`` nodes (also those another group prepared but could not
-deploy, so no node is stranded). Criteria are evaluated on the group's FULL
-node set, counting earlier outcomes: for prepare a node counts when
-``prepared`` or ``success``, for deploy when ``success``; a node in flight
-in another group, never started, or failed counts as not successful.
+Nodes (UUIDs in an action; the tracker names them):
+:meth:`SiteDeployment.prepare_targets` claims the group's ``not_started`` nodes
+that no other group claims (the first group to run takes a shared node);
+prepared nodes stay claimed by the group that prepared them until its deploy is
+over, so two groups running side by side never handle the same node.
+:meth:`SiteDeployment.deploy_targets` claims the group's ``prepared`` nodes
+(also those another group prepared but could not deploy, so no node is
+stranded). Criteria are evaluated on the group's FULL node set, counting
+earlier outcomes: for prepare a node counts when ``prepared`` or ``success``,
+for deploy when ``success``; a node in flight in another group, never started,
+or failed counts as not successful.
 """
 
 import threading
@@ -55,7 +56,7 @@ _DONE = {groups.PREPARE: tracker_mod.PREPARED,
          groups.DEPLOY: tracker_mod.SUCCESS}
 _VALID = {groups.PREPARE: tracker_mod.NOT_STARTED,
           groups.DEPLOY: tracker_mod.PREPARED}
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2
 
 
 def _conflict(group, why):
@@ -66,16 +67,17 @@ class SiteDeployment:
     """State and rules of one site deployment action."""
 
     def __init__(self, strategy, group_nodes, node_status=None,
-                 retry_of=None):
+                 retry_of=None, node_names=None):
         """Start a deployment.
 
         :param strategy: a parsed
             :class:`~baremetal_orch.deployment.strategy.Strategy`.
-        :param group_nodes: ``{group: [node names]}`` for EVERY group of the
+        :param group_nodes: ``{group: [nodes]}`` for EVERY group of the
             strategy (the selectors resolved against the site).
         :param node_status: optional ``{node: status}`` to start from.
         :param retry_of: the uuid of the action this one retries
             (:mod:`.retry`), kept in :meth:`report` and :meth:`to_dict`.
+        :param node_names: ``{node: name}``, the names the tracker shows.
         """
         names = strategy.names()
         unknown = sorted(set(group_nodes) - set(names))
@@ -88,10 +90,11 @@ class SiteDeployment:
                     ', '.join(missing) or '-'))
         self.strategy = strategy
         self.retry_of = retry_of
-        self._nodes = {n: tuple(sorted(set(group_nodes[n]))) for n in names}
-        everything = sorted({node for nodes in self._nodes.values()
-                             for node in nodes})
-        self._tracker = tracker_mod.NodeTracker(everything, node_status)
+        self._tracker = tracker_mod.NodeTracker(sorted(
+            {u for g in names for u in group_nodes[g]}), node_status,
+            node_names)
+        self._nodes = {n: tuple(self._tracker.by_name(group_nodes[n]))
+                       for n in names}
         self._topo = strategy.topological_order()
         self._groups = {n: groups.GroupState() for n in names}
         self._order = []
@@ -112,10 +115,6 @@ class SiteDeployment:
         except KeyError:
             raise exception.InvalidParameterValue(
                 reason='unknown group %s' % group)
-
-    def node_names(self):
-        """Every node of the action (of any group), sorted."""
-        return sorted(self._tracker.statuses())
 
     def nodes(self, group):
         """The full node set of ``group``, sorted."""
@@ -428,11 +427,12 @@ class SiteDeployment:
             return groups.STATE_COMPLETE, groups.RESULT_SUCCESS
 
     def plan(self):
-        """The dry-run plan (:func:`.report.build_plan`)."""
-        return report_mod.build_plan(self.strategy, self._nodes)
+        """The dry-run plan (:func:`.report.build_plan`), by name."""
+        return report_mod.build_plan(self.strategy, self._nodes,
+                                     self._tracker.name_of)
 
     def report(self):
-        """The action report (:func:`.report.build_report`).
+        """The action report (:func:`.report.build_report`), by name.
 
         A group's ``succeeded_nodes`` are the nodes counted successful for
         the phase it reached (``prepared`` or ``success`` while it prepares
@@ -454,17 +454,15 @@ class SiteDeployment:
                      if statuses[n] == tracker_mod.FAILURE],
                     state.misses)
             return report_mod.build_report(self._order, entries, statuses,
-                                           retry_of=self.retry_of)
+                                           retry_of=self.retry_of,
+                                           name_of=self._tracker.name_of)
 
     # Persistence -----------------------------------------------------------
 
     def to_dict(self):
         """A JSON-serializable snapshot of the state, but the strategy
-        (stored once, with the action).
-
-        :meth:`from_dict` rebuilds the exact state from it and the
-        strategy.
-        """
+        (stored once, with the action): :meth:`from_dict` rebuilds the
+        exact state from it and the strategy."""
         with self._lock:
             data = {'version': _FORMAT_VERSION,
                     'group_nodes': {g: list(n)
@@ -488,7 +486,8 @@ class SiteDeployment:
                 reason='unsupported site deployment state version %r'
                 % data.get('version'))
         site = cls(strategy, data['group_nodes'],
-                   retry_of=data.get('retry_of'))
+                   retry_of=data.get('retry_of'),
+                   node_names=data['tracker'].get('names'))
         site._tracker = tracker_mod.NodeTracker.from_dict(data['tracker'])
         site._order = list(data['order'])
         site._groups = {g: groups.GroupState.from_dict(s)

@@ -26,6 +26,11 @@ the calling group, which releases them when it is done with them.
 The tracker also remembers which ``failure`` nodes had passed prepare
 (were ``prepared`` or ``success`` when they failed): they failed their
 deploy, the others their prepare (what progress counts per phase).
+
+A node is an identifier (in an action, the node's UUID, resolved at
+admission). Its name, as admission saw it, is kept for what is shown:
+:meth:`NodeTracker.name_of` (a node with no name given is named by its
+identifier), and :meth:`NodeTracker.by_name` orders nodes by it.
 """
 
 import threading
@@ -50,12 +55,14 @@ def _check_status(status):
 class NodeTracker:
     """Thread-safe status and claims of the nodes of one action."""
 
-    def __init__(self, all_node_names, statuses=None):
+    def __init__(self, all_node_names, statuses=None, names=None):
         """Track ``all_node_names``, all ``not_started`` unless given.
 
         :param statuses: optional ``{name: status}`` initial statuses; names
             it lists are tracked too.
+        :param names: optional ``{node: name}``, the names shown.
         """
+        self._names = dict(names or {})
         self._lock = threading.Lock()
         self._status = dict.fromkeys(all_node_names, NOT_STARTED)
         for name, status in (statuses or {}).items():
@@ -67,6 +74,18 @@ class NodeTracker:
     def _known(self, name):
         if name not in self._status:
             raise exception.NodeNotFound(node=name)
+
+    def name_of(self, node):
+        """The name ``node`` is shown by."""
+        return self._names.get(node, node)
+
+    def names(self):
+        """A copy of ``{node: name}`` for the nodes given a name."""
+        return dict(self._names)
+
+    def by_name(self, nodes):
+        """``nodes`` without duplicates, ordered by name."""
+        return sorted(set(nodes), key=lambda n: (self.name_of(n), n))
 
     def claim(self, group, names, valid_status):
         """Claim for ``group`` the ``names`` it may handle now.
@@ -147,6 +166,7 @@ class NodeTracker:
         prepare)."""
         with self._lock:
             return {'nodes': dict(self._status),
+                    'names': dict(self._names),
                     'claims': dict(self._claims),
                     'failed_after_prepare': sorted(
                         self._failed_after_prepare)}
@@ -154,7 +174,8 @@ class NodeTracker:
     @classmethod
     def from_dict(cls, data):
         """Rebuild a tracker from :meth:`to_dict` output."""
-        tracker = cls((), statuses=data.get('nodes') or {})
+        tracker = cls((), statuses=data.get('nodes') or {},
+                      names=data.get('names'))
         for name, group in (data.get('claims') or {}).items():
             tracker._known(name)
             tracker._claims[name] = group

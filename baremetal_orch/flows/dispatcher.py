@@ -12,6 +12,12 @@
 """Per-node work of a phase: sent to the conductors that own the nodes,
 collected from the task rows they write.
 
+A node is its UUID here, as everywhere inside an action: the phase's
+nodes, its results and what it has in flight are keyed by UUID, and the
+rows the work needs are read by UUID. A node's name (the one admission
+saw, :meth:`NodeTracker.name_of`) only names its task row, events and
+log lines.
+
 A phase looks at its task rows when this process ended one of its tasks
 (:data:`ENDED`), and otherwise at its runtime's poll interval; once every
 node in flight works in this process it needs no polling, and looks only
@@ -33,6 +39,11 @@ from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
+
+
+def _name(runtime, uuid):
+    """The name node ``uuid`` had at admission (for what is shown)."""
+    return runtime.site.tracker.name_of(uuid)
 
 
 class EndedTasks:
@@ -104,17 +115,17 @@ class NodeDispatcher:
 
     def _send(self, runtime, batch, phase, params, timeout, alive,
               inflight, sent_at):
-        """Send ``batch`` (``[(name, node, task uuid)]``): one message per
+        """Send ``batch`` (``[(uuid, node, task uuid)]``): one message per
         conductor; a node is a batch of one."""
         by_host = {}
-        for name, node, task_uuid in batch:
+        for uuid, node, task_uuid in batch:
             try:
                 host = self.rpcapi.host_for_node(node, alive)
             except Exception as e:
                 LOG.warning('Could not send node %s to its conductor: %s',
-                            node.name, e)
+                            _name(runtime, uuid), e)
                 host = None
-            inflight[task_uuid] = (name, node, host)
+            inflight[task_uuid] = (uuid, node, host)
             sent_at[task_uuid] = time.monotonic()
             if host is not None:
                 by_host.setdefault(host, []).append((task_uuid, node.uuid))
@@ -127,8 +138,8 @@ class NodeDispatcher:
                 LOG.warning('Could not send %d nodes to conductor %s: %s',
                             len(items), host, e)
                 for task_uuid, _node_uuid in items:
-                    name, node, _host = inflight[task_uuid]
-                    inflight[task_uuid] = (name, node, None)
+                    uuid, node, _host = inflight[task_uuid]
+                    inflight[task_uuid] = (uuid, node, None)
 
     def _resend_orphans(self, runtime, inflight, phase, params, timeout,
                         task_statuses, sent_at):
@@ -140,41 +151,42 @@ class NodeDispatcher:
         alive = self.rpcapi.live_hosts()
         stale = time.monotonic() - CONF.conductor.heartbeat_timeout
         again = []
-        for task_uuid, (name, node, host) in list(inflight.items()):
+        for task_uuid, (uuid, node, host) in list(inflight.items()):
             if host not in alive:
                 LOG.warning('Conductor %s of node %s is gone; sending the '
-                            '%s again', host, name, phase)
+                            '%s again', host, _name(runtime, uuid), phase)
                 dbapi.update_task(task_uuid, {'status': statuses.PENDING})
             elif (task_statuses.get(task_uuid) == statuses.PENDING and
                     sent_at.get(task_uuid, stale) < stale):
                 LOG.warning('Conductor %s did not start the %s of node %s '
                             'within %s s; sending it again', host, phase,
-                            name, CONF.conductor.heartbeat_timeout)
+                            _name(runtime, uuid),
+                            CONF.conductor.heartbeat_timeout)
             else:
                 continue
-            again.append((name, node, task_uuid))
+            again.append((uuid, node, task_uuid))
         if again:
             self._send(runtime, again, phase, params, timeout, alive,
                        inflight, sent_at)
 
     @staticmethod
-    def _leave(phase, params, pending, why):
-        """Leave ``pending`` nodes unstarted; returns their names."""
-        names = [name for name, _node, _task in pending]
+    def _leave(runtime, phase, params, pending, why):
+        """Leave ``pending`` nodes unstarted; returns their UUIDs."""
+        uuids = [uuid for uuid, _node, _task in pending]
         LOG.info('Group %s: %s; %d node(s) not started in %s: %s',
-                 params.get('group'), why, len(names), phase,
-                 ', '.join(sorted(names)))
-        for _name, _node, task in pending:
+                 params.get('group'), why, len(uuids), phase,
+                 ', '.join(sorted(_name(runtime, u) for u in uuids)))
+        for _uuid, _node, task in pending:
             dbapi.update_task(task, {'reason': 'not started: %s' % why})
-        return names
+        return uuids
 
     def _abort_in_flight(self, runtime, inflight):
         """Ask each in-flight node's conductor to abort what Ironic
         holds in a wait state (the others finish their step)."""
         by_host = {}
-        for _name, node, host in inflight.values():
+        for uuid, _node, host in inflight.values():
             if host is not None:
-                by_host.setdefault(host, []).append(node.uuid)
+                by_host.setdefault(host, []).append(uuid)
         for host, uuids in by_host.items():
             try:
                 self.rpcapi.abort_nodes(runtime.context, host, uuids)
@@ -184,28 +196,29 @@ class NodeDispatcher:
 
     @staticmethod
     def _record_failures(runtime, phase, params, failures):
-        """One ``node.failed`` event per (node, reason)."""
+        """One ``node.failed`` event per (node UUID, reason)."""
         event_obj.Event.record_many({
             'event_type': event_obj.NODE_FAILED,
-            'resource_uuid': node.uuid, 'action_uuid': runtime.action_uuid,
+            'resource_uuid': uuid, 'action_uuid': runtime.action_uuid,
             'message': '%s of node %s failed: %s' % (
-                phase, node.name or node.uuid, reason),
-            'details': {'node': node.name, 'group': params.get('group'),
+                phase, _name(runtime, uuid), reason),
+            'details': {'node': _name(runtime, uuid),
+                        'group': params.get('group'),
                         'phase': phase, 'reason': reason}}
-            for node, reason in failures)
+            for uuid, reason in failures)
 
-    def run(self, runtime, phase_task, phase, names, timeout, params,
+    def run(self, runtime, phase_task, phase, uuids, timeout, params,
             keep_going=None):
-        """Run ``phase`` on the nodes ``names``: at most
+        """Run ``phase`` on the nodes ``uuids``: at most
         ``[conductor]max_concurrent_nodes`` in flight, until all ended or
         ``timeout`` passed.
 
         :param keep_going: optional ``callable(done)``, asked before more
             nodes are started; once it answers False no further node is
             started (the nodes in flight finish).
-        :returns: :class:`PhaseResults`.
+        :returns: :class:`PhaseResults`, by node UUID.
         """
-        nodes = {n.name: n for n in dbapi.node_refs_by_names(names)}
+        nodes = {n.uuid: n for n in dbapi.node_refs(uuids)}
         existing = {t.node_uuid: t for t in dbapi.list_tasks(
             parent_uuid=phase_task, kind='node')}
         done = {}
@@ -213,17 +226,17 @@ class NodeDispatcher:
         # Nodes a conductor was working on when this flow was resumed:
         # in flight for the action, sent again even while it is paused.
         resumed = set()
-        for name in names:
-            node = nodes.get(name)
+        for uuid in uuids:
+            node = nodes.get(uuid)
             if node is None:
-                done[name] = False
+                done[uuid] = False
                 continue
-            row = existing.get(node.uuid)
+            row = existing.get(uuid)
             if (row is not None
                     and row.status in statuses.TASK_FINAL_STATUSES):
-                done[name] = row.status == statuses.SUCCESS
+                done[uuid] = row.status == statuses.SUCCESS
             else:
-                pending.append((name, node, row.uuid if row else None))
+                pending.append((uuid, node, row.uuid if row else None))
                 if row is not None and row.status == statuses.RUNNING:
                     resumed.add(row.uuid)
         # Task rows of the nodes never sent yet: one INSERT for all.
@@ -231,8 +244,8 @@ class NodeDispatcher:
                  if uuid is None]
         uuids = dbapi.create_tasks([
             {'parent_uuid': phase_task, 'action_uuid': runtime.action_uuid,
-             'kind': 'node', 'name': pending[i][0],
-             'node_uuid': pending[i][1].uuid} for i in fresh])
+             'kind': 'node', 'name': _name(runtime, pending[i][0]),
+             'node_uuid': pending[i][0]} for i in fresh])
         for i, uuid in zip(fresh, uuids):
             pending[i] = (pending[i][0], pending[i][1], uuid)
         # Taken from the end: the resumed first, then the others in order.
@@ -271,7 +284,7 @@ class NodeDispatcher:
         while pending or inflight:
             if not aborted and steering.aborting():
                 aborted = True
-                unstarted += self._leave(phase, params, pending,
+                unstarted += self._leave(runtime, phase, params, pending,
                                          'the action was aborted')
                 pending = []
                 self._abort_in_flight(runtime, inflight)
@@ -279,7 +292,7 @@ class NodeDispatcher:
                     break
             if pending and keep_going is not None and not keep_going(done):
                 unstarted += self._leave(
-                    phase, params, pending,
+                    runtime, phase, params, pending,
                     'the group\'s criteria can no longer be met '
                     '(fail_fast)')
                 pending = []
@@ -301,7 +314,7 @@ class NodeDispatcher:
                 self._send(runtime, batch, phase, params, timeout, alive,
                            inflight, sent_at)
             runtime.phase_update(phase_task, phase,
-                                 [n for n, _node, _h in inflight.values()],
+                                 [u for u, _node, _h in inflight.values()],
                                  done)
             paused = steering.paused_seconds() - paused_mark
             if time.monotonic() - paused > deadline:
@@ -310,8 +323,8 @@ class NodeDispatcher:
                         'status': statuses.FAILED, 'reason': groups.TIMEOUT,
                         'finished_at': timeutils.utcnow()})
                 self._record_failures(runtime, phase, params, [
-                    (node, groups.TIMEOUT)
-                    for _n, node, _h in inflight.values()])
+                    (uuid, groups.TIMEOUT)
+                    for uuid, _node, _h in inflight.values()])
                 return PhaseResults(done, True, unstarted)
             self._wait(runtime, wakeup, inflight)
             # The ended tasks of the phase: an indexed query that returns
@@ -323,19 +336,19 @@ class NodeDispatcher:
                 if task_uuid in inflight:
                     deadline = time.monotonic() + timeout
                     paused_mark = steering.paused_seconds()
-                    name, node, _host = inflight.pop(task_uuid)
-                    done[name] = status == statuses.SUCCESS
+                    uuid, _node, _host = inflight.pop(task_uuid)
+                    done[uuid] = status == statuses.SUCCESS
                     runtime.node_ended(
                         params.get('group'), phase,
                         time.monotonic() - sent_at.get(task_uuid, 0))
                     if status != statuses.SUCCESS:
-                        failed.append((node, task_uuid))
+                        failed.append((uuid, task_uuid))
             if failed:
                 self._record_failures(runtime, phase, params, [
-                    (node, dbapi.get_task(task_uuid).reason)
-                    for node, task_uuid in failed])
+                    (uuid, dbapi.get_task(task_uuid).reason)
+                    for uuid, task_uuid in failed])
             runtime.phase_update(phase_task, phase,
-                                 [n for n, _node, _h in inflight.values()],
+                                 [u for u, _node, _h in inflight.values()],
                                  done)
             if time.monotonic() > next_check:
                 next_check = time.monotonic() + \

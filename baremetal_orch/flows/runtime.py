@@ -205,16 +205,16 @@ class SiteRuntime:
             live = list(self._live.values())
         in_flight = set()
         ended = {}
-        for phase, names, done in live:
-            in_flight.update(names)
+        for phase, uuids, done in live:
+            in_flight.update(uuids)
             ended.setdefault(phase, {}).update(done)
         return progress_mod.summary(
             self.site, in_flight, CONF.conductor.max_concurrent_nodes,
             CONF.conductor.max_concurrent_groups, ended=ended)
 
     def phase_update(self, phase_task, phase, in_flight, done):
-        """What a running phase has in flight (names) and has ended
-        (``{name: ok}``); ``done`` None once the phase is over. Writes a
+        """What a running phase has in flight (node UUIDs) and has ended
+        (``{uuid: ok}``); ``done`` None once the phase is over. Writes a
         checkpoint at most every :attr:`PROGRESS_INTERVAL` seconds."""
         with self._live_lock:
             if done is None:
@@ -390,14 +390,15 @@ class SiteRuntime:
         finally:
             self.slots.release(group)
 
-    def _run_phase(self, group, phase, names, timeout):
-        """Send the nodes to their conductors and wait for their outcome.
+    def _run_phase(self, group, phase, uuids, timeout):
+        """Send the nodes (``uuids``) to their conductors and wait for
+        their outcome (``{uuid: ok}``).
 
         A phase that overruns its timeout fails the group with ``timeout``;
         nodes still in flight count as failed.
         """
         phase_task = self._phase_task(group, phase)
-        if not names:
+        if not uuids:
             dbapi.update_task(phase_task, {'status': statuses.SUCCESS,
                                            'finished_at': timeutils.utcnow()})
             return {}
@@ -407,7 +408,7 @@ class SiteRuntime:
             keep_going = functools.partial(self.site.can_still_succeed,
                                            group)
         results = self.dispatcher.run(
-            self, phase_task, phase, names, timeout,
+            self, phase_task, phase, uuids, timeout,
             params={'group': group,
                     'wait_for_signal': spec.wait_for_signal},
             keep_going=keep_going)
@@ -428,13 +429,14 @@ class SiteRuntime:
                              finished_at=timeutils.utcnow())
             self.checkpoint()
             return {}
-        failed = sorted(n for n, ok in results.done.items() if not ok)
+        name = self.site.tracker.name_of
+        failed = sorted(name(u) for u, ok in results.done.items() if not ok)
         reasons = []
         if failed:
             reasons.append('failed nodes: %s' % ', '.join(failed))
         if results.unstarted:
-            reasons.append('not started (fail_fast): %s'
-                           % ', '.join(sorted(results.unstarted)))
+            reasons.append('not started (fail_fast): %s' % ', '.join(
+                sorted(map(name, results.unstarted))))
         dbapi.update_task(phase_task, {
             'status': statuses.FAILED if reasons else statuses.SUCCESS,
             'reason': '; '.join(reasons) or None,

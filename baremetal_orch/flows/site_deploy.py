@@ -156,9 +156,9 @@ def begin(context, action, host, dispatcher, site=None):
             # Its admitting conductor died before it stored the resolved
             # site (a job the jobboard's orphan watch posted again):
             # resolve the selectors of its strategy snapshot now.
-            site = site_mod.SiteDeployment(strategy, {
-                g.name: node_obj.Node.names_matching(g.selectors)
-                for g in strategy.groups})
+            group_nodes, names = node_obj.Node.resolve_groups(strategy)
+            site = site_mod.SiteDeployment(strategy, group_nodes,
+                                           node_names=names)
     now = timeutils.utcnow()
     root = dbapi.create_task({
         'action_uuid': action.uuid, 'kind': 'action', 'name': action.name,

@@ -97,9 +97,18 @@ class Node(base.BaremetalOrchObject):
         return dbapi.resolve_selectors(selectors)
 
     @staticmethod
-    def uuids_by_name(names):
-        """``{name: uuid}`` of the nodes named among ``names``."""
-        return dbapi.node_uuids_by_name(names)
+    def resolve_groups(strategy):
+        """The nodes the groups of ``strategy`` (a parsed
+        :class:`~baremetal_orch.deployment.strategy.Strategy`) select:
+        ``({group: [node uuids]}, {node uuid: name})``, one indexed query
+        per group. Inside an action a node is its UUID; its name, as
+        seen now, is for the reports."""
+        group_nodes, names = {}, {}
+        for group in strategy.groups:
+            found = dbapi.select_nodes(group.selectors)
+            group_nodes[group.name] = list(found)
+            names.update(found)
+        return group_nodes, names
 
     @staticmethod
     def count_by_shard():

@@ -74,7 +74,7 @@ STEPS = [
     ('baremetal_orch.objects.deployment', None, 'create_many'),
     ('baremetal_orch.conductor.node_work', 'NodeWork', '_add_group'),
 ] + [('baremetal_orch.db.api', None, name) for name in (
-    'node_refs_by_names', 'list_tasks', 'create_task', 'create_tasks',
+    'node_refs', 'list_tasks', 'create_task', 'create_tasks',
     'update_task', 'start_tasks', 'ended_tasks', 'update_nodes',
     'release_nodes')]
 

@@ -58,18 +58,18 @@ def start_tasks(uuids, final_statuses):
             for uuid, status in previous.items()}
 
 
-def node_refs_by_names(names):
+def node_refs(uuids):
     """What sending nodes to their conductors needs of them: rows with
     ``uuid``, ``name``, ``conductor`` and ``shard`` (no tags, labels nor
-    JSON columns)."""
-    names = list(names)
-    if not names:
+    JSON columns) of the nodes among ``uuids``."""
+    uuids = list(uuids)
+    if not uuids:
         return []
     with api.reader() as session:
         return session.execute(
             sa.select(models.Node.uuid, models.Node.name,
                       models.Node.conductor, models.Node.shard)
-            .where(models.Node.name.in_(names))).all()
+            .where(models.Node.uuid.in_(uuids))).all()
 
 
 def ended_tasks(parent_uuid, final_statuses):

@@ -314,33 +314,36 @@ def _selector_clause(selector):
     return sa.and_(*clauses) if clauses else sa.true()
 
 
-def resolve_selectors(selectors, restrict_names=None):
-    """Names of the nodes a selector list picks, in one indexed query.
+def _selected(columns, selectors, restrict_names=None):
+    """The SELECT of ``columns`` of the named nodes ``selectors`` pick, by
+    name.
 
     Semantics of deployment/selectors.py: OR inside a criterion, AND across
     the criteria of one selector, UNION across selectors; an empty list or
     an empty selector picks every node.
     """
-    stmt = sa.select(models.Node.name).where(models.Node.name.isnot(None))
+    stmt = sa.select(*columns).where(models.Node.name.isnot(None))
     selectors = list(selectors or [])
     if selectors and not any(s.is_empty() for s in selectors):
         stmt = stmt.where(sa.or_(*[_selector_clause(s) for s in selectors]))
     if restrict_names is not None:
         stmt = stmt.where(models.Node.name.in_(list(restrict_names)))
-    stmt = stmt.order_by(models.Node.name)
-    with api.reader() as session:
-        return [row[0] for row in session.execute(stmt)]
+    return stmt.order_by(models.Node.name)
 
 
-def node_uuids_by_name(names):
-    """{name: uuid} of the nodes named among ``names``."""
-    names = list(names)
-    if not names:
-        return {}
+def resolve_selectors(selectors, restrict_names=None):
+    """Names of the nodes a selector list picks, in one indexed query."""
     with api.reader() as session:
-        return dict(session.execute(
-            sa.select(models.Node.name, models.Node.uuid)
-            .where(models.Node.name.in_(names))).all())
+        return [row[0] for row in session.execute(_selected(
+            [models.Node.name], selectors, restrict_names))]
+
+
+def select_nodes(selectors):
+    """``{uuid: name}`` of the nodes a selector list picks (those of
+    :func:`resolve_selectors`), in one indexed query."""
+    with api.reader() as session:
+        return dict(session.execute(_selected(
+            [models.Node.uuid, models.Node.name], selectors)).all())
 
 
 def count_nodes_by_shard():

@@ -10,20 +10,32 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """Inside an action a node is its UUID: renaming or deleting a node that
-an active action holds is a 409, and admission compares held nodes by
-UUID.
+an active action holds is a 409, admission compares held nodes by UUID,
+and a running action works by the UUIDs admission resolved, naming the
+nodes in its report as admission saw them.
 
 Before: a node held by a running action could be renamed, and a second
 deploy_site selecting it by its new name was admitted (admission compared
 the names the first one recorded), so two actions deployed one node.
+And the flow looked its nodes up again by name: a node renamed meanwhile
+(past the API's 409, in the database) failed, and a node that took its
+old name was deployed in its place.
 """
+
+import re
+from unittest import mock
 
 from oslo_utils import uuidutils
 
 from baremetal_orch.common import context
 from baremetal_orch.conductor import admission
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.drivers.provisioning import fake
 from baremetal_orch.tests.unit.api import test_actions
+from baremetal_orch.tests.unit.db import test_selectors_sql
+
+#: A statement that looks nodes up by name.
+BY_NAME = re.compile(r'nodes\.name\s*(IN\b|=)', re.IGNORECASE)
 
 
 def strategy(name, node_names):
@@ -111,3 +123,47 @@ class HeldNodesTestCase(test_actions.ActionApiTestCase):
             'parameters': {'target_nodes': [self.ctl01]}})
         self.assertError(resp, 409, 'baremetal_orch.action.nodes_busy',
                          self.running.uuid)
+
+
+class RenamedWhileRunningTestCase(test_actions.ActionApiTestCase):
+
+    def test_the_action_keeps_the_nodes_admission_resolved(self):
+        # Selected by tag and rack (admission looks nothing up by name):
+        # ntp01, then ctl01 once ntp01 is deployed.
+        self.load_site(dict(test_actions.STRATEGY, data={'groups': [
+            test_actions.group('ntp', node_tags=['ntp']),
+            test_actions.group('control', ['ntp'], node_tags=['control'],
+                               rack_names=['rack01'])]}))
+        uuids = {n: dbapi.get_node(n).uuid
+                 for n in ('ntp01', 'ctl01', 'ctl02')}
+        provide = fake.FakeDriver.provide
+
+        def renaming(driver, node, timeout):
+            if node.uuid == uuids['ntp01']:
+                # While the action runs, past the API's 409: both nodes
+                # get new names, and another node takes ctl01's old one.
+                dbapi.update_node(uuids['ntp01'], {'name': 'ntp01-new'})
+                dbapi.update_node(uuids['ctl01'], {'name': 'ctl01-new'})
+                dbapi.update_node(uuids['ctl02'], {'name': 'ctl01'})
+            return provide(driver, node, timeout)
+
+        with mock.patch.object(fake.FakeDriver, 'provide', autospec=True,
+                               side_effect=renaming), \
+                test_selectors_sql.count_selects(
+                    dbapi.get_engine()) as selects:
+            created = self.post('/v1/actions', {'name': 'deploy_site'},
+                                status=201).json
+            action = self.finished(created['uuid'])
+        self.assertEqual('ctl01', dbapi.get_node(uuids['ctl02']).name)
+        # Deployed, and reported under the names admission saw.
+        self.assertEqual(('complete', 'success'),
+                         (action['state'], action['result']))
+        self.assertEqual({'ntp01': 'success', 'ctl01': 'success'},
+                         action['report']['nodes'])
+        self.assertEqual(['ctl01'],
+                         action['report']['groups']['control']['nodes'])
+        self.assertEqual(
+            {'ntp01': 'active', 'ctl01': 'active', 'ctl02': 'enroll'},
+            {n: dbapi.get_node(u).provision_state for n, u in uuids.items()})
+        # Nothing was looked up by name, from admission to the end.
+        self.assertEqual([], [s for s in selects if BY_NAME.search(s)])

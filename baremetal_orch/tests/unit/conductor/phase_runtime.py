@@ -17,13 +17,17 @@ from unittest import mock
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import tracker
 from baremetal_orch.flows import steering
 
 
-def phase_runtime(poll_interval):
+def phase_runtime(poll_interval, names=None):
+    """:param names: ``{node uuid: name}``, as admission saw them."""
     action = dbapi.create_action({'name': 'deploy_site',
                                   'state': 'running'})
     context = orch_context.get_admin_context()
     return mock.Mock(context=context, action_uuid=action.uuid,
                      poll_interval=poll_interval,
-                     steering=steering.ActionSteering(context, action))
+                     steering=steering.ActionSteering(context, action),
+                     site=mock.Mock(tracker=tracker.NodeTracker(
+                         (), names=names)))

@@ -80,25 +80,26 @@ class TestStatementsPerGroup(base.ConductorTestCase):
         self.dispatcher = dispatcher.NodeDispatcher(rpcapi.ConductorAPI())
 
     def _group(self, size, **node_values):
-        names = []
+        """{uuid: name} of ``size`` new nodes."""
+        names = {}
         for i in range(size):
             name = 'g%d-n%02d-%s' % (size, i, uuidutils.generate_uuid()[:6])
-            self.create_node(name=name, **node_values)
-            names.append(name)
+            names[self.create_node(name=name, **node_values).uuid] = name
         return names
 
     def _phases(self, names, group='g'):
         """prepare then deploy, as the flow runs them; returns the
         counts of each."""
-        runtime = phase_runtime.phase_runtime(0.01)
+        runtime = phase_runtime.phase_runtime(0.01, names)
         counts = []
         for phase in ('prepare', 'deploy'):
             parent = dbapi.create_task({'action_uuid': runtime.action_uuid,
                                         'kind': 'phase', 'name': phase})
             counter = Counter(sqla_api.get_engine())
             try:
-                result = self.dispatcher.run(runtime, parent, phase, names,
-                                             60, {'group': group})
+                result = self.dispatcher.run(runtime, parent, phase,
+                                             list(names), 60,
+                                             {'group': group})
             finally:
                 counter.stop()
             self.assertFalse(result.timed_out)
@@ -204,9 +205,8 @@ class TestPhaseDeadline(base.ConductorTestCase):
         self.config(group='conductor', max_concurrent_nodes=1)
         names = []
         for i in range(4):
-            names.append('wave-%d' % i)
-            self.create_node(name=names[-1],
-                             driver_info={'fake_duration': 1.5})
+            names.append(self.create_node(
+                name='wave-%d' % i, driver_info={'fake_duration': 1.5}).uuid)
         runtime = phase_runtime.phase_runtime(0.05)
         parent = dbapi.create_task({'action_uuid': runtime.action_uuid,
                                     'kind': 'phase', 'name': 'prepare'})

@@ -57,13 +57,16 @@ class TestPhaseWakeups(base.ConductorTestCase):
         self.useFixture(fixtures.MockPatchObject(
             dispatcher.NodeDispatcher, 'LOCAL_POLL', NEVER))
 
-    def _run_phase(self, names, phase='prepare'):
-        runtime = phase_runtime.phase_runtime(NEVER)
+    def _run_phase(self, nodes, phase='prepare'):
+        """Run ``phase`` on ``nodes``; its results are by node UUID."""
+        uuids = [node.uuid for node in nodes]
+        runtime = phase_runtime.phase_runtime(
+            NEVER, {node.uuid: node.name for node in nodes})
         parent = dbapi.create_task({'action_uuid': runtime.action_uuid,
                                     'kind': 'phase', 'name': phase})
         results = []
         thread = threading.Thread(target=lambda: results.append(
-            self.dispatcher.run(runtime, parent, phase, names, 60, {})),
+            self.dispatcher.run(runtime, parent, phase, uuids, 60, {})),
             daemon=True)
         thread.start()
         # A bound on a hang, not a timing: without the wake-up the phase
@@ -73,11 +76,9 @@ class TestPhaseWakeups(base.ConductorTestCase):
         return results[0]
 
     def test_node_work_wakes_its_phase(self):
-        names = ['wake-%d' % i for i in range(5)]
-        for name in names:
-            self.create_node(name=name)
-        result = self._run_phase(names)
-        self.assertEqual({n: True for n in names}, result.done)
+        nodes = [self.create_node(name='wake-%d' % i) for i in range(5)]
+        result = self._run_phase(nodes)
+        self.assertEqual({n.uuid: True for n in nodes}, result.done)
 
     def test_a_node_that_waited_for_its_lock_wakes_its_phase(self):
         node = self.create_node(name='alone')
@@ -86,14 +87,14 @@ class TestPhaseWakeups(base.ConductorTestCase):
             0.5, dbapi.release_node, (node.uuid, 'someone-else'))
         releaser.start()
         self.addCleanup(releaser.cancel)
-        result = self._run_phase(['alone'])
-        self.assertEqual({'alone': True}, result.done)
+        result = self._run_phase([node])
+        self.assertEqual({node.uuid: True}, result.done)
 
     def test_a_failing_node_wakes_its_phase(self):
-        self.create_node(name='doomed',
-                         driver_info={'fake_fail_phase': 'prepare'})
-        result = self._run_phase(['doomed'])
-        self.assertEqual({'doomed': False}, result.done)
+        node = self.create_node(name='doomed',
+                                driver_info={'fake_fail_phase': 'prepare'})
+        result = self._run_phase([node])
+        self.assertEqual({node.uuid: False}, result.done)
 
 
 class TestPollInterval(base.TestCase):

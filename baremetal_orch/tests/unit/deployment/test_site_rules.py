@@ -12,10 +12,12 @@
 
 """Site deployment rules: dependencies, overlaps, timeouts."""
 
+import json
 import threading
 
 from baremetal_orch.common import exception
 from baremetal_orch.deployment import groups
+from baremetal_orch.deployment import retry as retry_mod
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy
 from baremetal_orch.deployment import tracker
@@ -430,3 +432,45 @@ class TestFailFast(base.TestCase):
         self.assertEqual(['n2'], site.prepare_targets('gb'))
         # n1 failed in ga: gb's criteria are out of reach before it starts.
         self.assertFalse(site.can_still_succeed('gb', {}))
+
+
+class TestNodesByIdentifier(base.TestCase):
+    """The rules work by node identifier (an action's: UUIDs); the names
+    admission saw are what the plan and the report show, and the order a
+    group's nodes go in."""
+
+    NAMES = {'u1': 'zz', 'u2': 'aa', 'u3': 'mm'}
+
+    def make(self):
+        doc = {'schema': strategy.SCHEMA_NAME, 'metadata': {'name': 's'},
+               'data': {'groups': [group('g1'), group('g2')]}}
+        return site_mod.SiteDeployment(
+            strategy.parse(doc), {'g1': ['u1', 'u2'], 'g2': ['u2', 'u3']},
+            node_names=self.NAMES)
+
+    def test_by_identifier_shown_by_name(self):
+        site = self.make()
+        self.assertEqual({'g1': ['aa', 'zz'], 'g2': ['aa', 'mm']},
+                         {g: e['nodes']
+                          for g, e in site.plan()['groups'].items()})
+        self.assertEqual({'aa': ['g1', 'g2']}, site.plan()['overlaps'])
+        site.start('g1')
+        # In the names' order, as before the UUIDs.
+        self.assertEqual(['u2', 'u1'], site.prepare_targets('g1'))
+        site.finish_prepare('g1', {'u2': True, 'u1': False})
+        site.finish_deploy('g1', {n: True for n in site.deploy_targets('g1')})
+        report = site.report()
+        self.assertEqual({'aa': 'success', 'zz': 'failure',
+                          'mm': 'not_started'}, report['nodes'])
+        self.assertEqual((['aa', 'zz'], ['aa'], ['zz']),
+                         tuple(report['groups']['g1'][k] for k in (
+                             'nodes', 'succeeded_nodes', 'failed_nodes')))
+        restored = site_mod.SiteDeployment.from_dict(
+            site.strategy, json.loads(json.dumps(site.to_dict())))
+        self.assertEqual(report, restored.report())
+        self.assertEqual((['u2', 'u1'], ['u2', 'u3']),
+                         (restored.nodes('g1'), restored.nodes('g2')))
+        again = retry_mod.retry(restored, 'previous')
+        self.assertEqual(['mm', 'zz'],
+                         retry_mod.plan(again)['retried_nodes'])
+        self.assertEqual('zz', again.tracker.name_of('u1'))

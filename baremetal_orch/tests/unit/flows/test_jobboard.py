@@ -165,12 +165,13 @@ class TestJobboard(JobboardTestCase):
                                 'deploy_site',
                                 {'deployment_strategy': 'jb'})
         # No conductor until a conductor claims its job; the nodes
-        # admission resolved go with it.
+        # admission resolved (by UUID, with their names) go with it.
         self.assertIsNone(action.conductor)
+        site = dbapi.get_action(action.uuid).progress['site']
         self.assertEqual(
             {'g1': ['g1-0', 'g1-1'], 'g2': ['g2-0', 'g2-1']},
-            {g: sorted(n) for g, n in dbapi.get_action(
-                action.uuid).progress['site']['group_nodes'].items()})
+            {g: sorted(site['tracker']['names'][u] for u in n)
+             for g, n in site['group_nodes'].items()})
         done = self.wait_for(self.finished(action.uuid))
         self.assertEqual(('complete', 'success', 'test-conductor'),
                          (done.state, done.result, done.conductor))
