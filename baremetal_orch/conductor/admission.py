@@ -18,6 +18,14 @@ action a node is its UUID), checks the nodes are not held by another
 running action, creates the action and returns it with what the flow
 starts from; a refused action leaves no row.
 
+What an action runs on is its snapshot, stored once, in the row admission
+creates (``parameters.snapshot``): the nodes it holds (``{uuid: name}``),
+and for a site action the strategy document and its groups' node sets
+(:meth:`~baremetal_orch.deployment.site.SiteDeployment.snapshot`). A
+conductor that starts or resumes the action rebuilds its site from the
+snapshot and the state its checkpoints store; the selectors are never
+resolved again.
+
 Two admissions at the same instant may both pass the busy check: the row
 is created first and the check runs against the active actions created
 before it, so of two overlapping actions the later one is refused (and its
@@ -69,10 +77,8 @@ def _site(parameters):
     windows_mod.parse(parameters.get('windows'))
     name = parameters.get('deployment_strategy',
                           strategy_mod.DEFAULT_NAME)
-    document = dbapi.get_strategy(name).document
-    strategy = strategy_mod.parse(document)
-    site = resolve(strategy)
-    stored = {'deployment_strategy': name, 'strategy': document}
+    site = resolve(strategy_mod.parse(dbapi.get_strategy(name).document))
+    stored = {'deployment_strategy': name, 'snapshot': site.snapshot()}
     if parameters.get('windows'):
         stored['windows'] = list(parameters['windows'])
     return stored, site
@@ -112,20 +118,15 @@ def _retry(context, parameters):
     if ended.state not in action_obj.FINAL_STATES:
         raise exception.ActionNotFinished(action=uuid, state=ended.state)
     _refuse_if_retried(uuid)
-    snapshot = ended.parameters['strategy']
-    strategy = strategy_mod.parse(snapshot)
-    saved = (ended.progress or {}).get('site')
-    if saved:
-        previous = site_mod.SiteDeployment.from_dict(strategy, saved)
-    else:
-        # It ended before its start stored the resolved site (it could
-        # not start): nothing ran, its snapshot's selectors resolve now.
-        previous = resolve(strategy)
+    snapshot = ended.parameters['snapshot']
+    # Without a state it never started: nothing ran.
+    previous = site_mod.SiteDeployment.from_dict(
+        snapshot, (ended.progress or {}).get('site'))
     site = retry_mod.retry(previous, uuid)
     return {'action': uuid,
             'deployment_strategy': ended.parameters.get(
                 'deployment_strategy'),
-            'strategy': snapshot}, site
+            'snapshot': snapshot}, site
 
 
 def _targets(context, parameters):
@@ -141,7 +142,8 @@ def _targets(context, parameters):
                 reason='target node %s has never been deployed '
                        '(provision state %s)' % (ident, node.provision_state))
         held[node.uuid] = node.name or node.uuid
-    return {'target_nodes': list(parameters['target_nodes'])}, held
+    return {'target_nodes': list(parameters['target_nodes']),
+            'snapshot': {'nodes': held}}, held
 
 
 def plan(context, name, parameters):
@@ -182,10 +184,7 @@ def admit(context, uuid, name, parameters, host):
             progress['site'] = site.to_dict()
         else:
             parameters, site = _site(parameters)
-        held = {uuid: site.tracker.name_of(uuid)
-                for uuid in site.tracker.statuses()}
-    # Held by UUID: a node renamed meanwhile is still the same node.
-    progress['held_nodes'] = sorted(held)
+        held = parameters['snapshot']['nodes']
     action = action_obj.Action(
         context, uuid=uuid, name=name, parameters=parameters,
         state=action_obj.PENDING, conductor=host, progress=progress)

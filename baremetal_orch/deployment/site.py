@@ -48,6 +48,7 @@ from baremetal_orch.deployment import criteria as criteria_mod
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import progress as progress_mod
 from baremetal_orch.deployment import report as report_mod
+from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.deployment import tracker as tracker_mod
 
 _COUNTS = {groups.PREPARE: (tracker_mod.PREPARED, tracker_mod.SUCCESS),
@@ -56,7 +57,7 @@ _DONE = {groups.PREPARE: tracker_mod.PREPARED,
          groups.DEPLOY: tracker_mod.SUCCESS}
 _VALID = {groups.PREPARE: tracker_mod.NOT_STARTED,
           groups.DEPLOY: tracker_mod.PREPARED}
-_FORMAT_VERSION = 2
+_FORMAT_VERSION = 3
 
 
 def _conflict(group, why):
@@ -79,15 +80,8 @@ class SiteDeployment:
             (:mod:`.retry`), kept in :meth:`report` and :meth:`to_dict`.
         :param node_names: ``{node: name}``, the names the tracker shows.
         """
+        strategy.check_group_nodes(group_nodes)
         names = strategy.names()
-        unknown = sorted(set(group_nodes) - set(names))
-        missing = [n for n in names if n not in group_nodes]
-        if unknown or missing:
-            raise exception.InvalidParameterValue(
-                reason='group_nodes must list exactly the groups of strategy '
-                '%s (unknown: %s; missing: %s)' % (
-                    strategy.name, ', '.join(unknown) or '-',
-                    ', '.join(missing) or '-'))
         self.strategy = strategy
         self.retry_of = retry_of
         self._tracker = tracker_mod.NodeTracker(sorted(
@@ -148,14 +142,12 @@ class SiteDeployment:
             return any(self._groups[d].status == groups.FAILED
                        for d in self.strategy.group(group).depends_on)
 
-    def _with_status(self, status):
-        return [g for g in self._topo if self._groups[g].status == status]
-
     def ready_groups(self):
         """Pending groups whose dependencies all succeeded."""
         with self._lock:
-            return [g for g in self._with_status(groups.PENDING)
-                    if self.can_run(g)]
+            return [g for g in self._topo
+                    if self._groups[g].status == groups.PENDING
+                    and self.can_run(g)]
 
     def is_done(self):
         """True when every group succeeded or failed."""
@@ -459,14 +451,20 @@ class SiteDeployment:
 
     # Persistence -----------------------------------------------------------
 
+    def snapshot(self):
+        """What it runs on, fixed at admission and stored once with the
+        action: the strategy document, the groups' node sets, the names
+        of the nodes. :meth:`to_dict` is what changes as it runs."""
+        return {'strategy': self.strategy.to_document(),
+                'group_nodes': {g: list(n) for g, n in self._nodes.items()},
+                'nodes': {n: self._tracker.name_of(n)
+                          for n in self._tracker.statuses()}}
+
     def to_dict(self):
-        """A JSON-serializable snapshot of the state, but the strategy
-        (stored once, with the action): :meth:`from_dict` rebuilds the
-        exact state from it and the strategy."""
+        """The JSON-serializable state: with the :meth:`snapshot`,
+        :meth:`from_dict` rebuilds it exactly."""
         with self._lock:
             data = {'version': _FORMAT_VERSION,
-                    'group_nodes': {g: list(n)
-                                    for g, n in self._nodes.items()},
                     'tracker': self._tracker.to_dict(),
                     'order': list(self._order),
                     'groups': {g: s.to_dict()
@@ -477,18 +475,20 @@ class SiteDeployment:
             return data
 
     @classmethod
-    def from_dict(cls, strategy, data):
-        """Rebuild a deployment from its strategy (a parsed
-        :class:`~baremetal_orch.deployment.strategy.Strategy`) and
-        :meth:`to_dict` output."""
+    def from_dict(cls, snapshot, data=None):
+        """Rebuild a deployment from its :meth:`snapshot` and its
+        :meth:`to_dict` state (None: as it starts)."""
+        site = cls(strategy_mod.parse(snapshot['strategy']),
+                   snapshot['group_nodes'], node_names=snapshot['nodes'],
+                   retry_of=(data or {}).get('retry_of'))
+        if data is None:
+            return site
         if data.get('version') != _FORMAT_VERSION:
             raise exception.InvalidParameterValue(
                 reason='unsupported site deployment state version %r'
                 % data.get('version'))
-        site = cls(strategy, data['group_nodes'],
-                   retry_of=data.get('retry_of'),
-                   node_names=data['tracker'].get('names'))
-        site._tracker = tracker_mod.NodeTracker.from_dict(data['tracker'])
+        site._tracker = tracker_mod.NodeTracker.from_dict(
+            data['tracker'], snapshot['nodes'])
         site._order = list(data['order'])
         site._groups = {g: groups.GroupState.from_dict(s)
                         for g, s in data['groups'].items()}

@@ -255,6 +255,18 @@ class Strategy:
                     stack.append(child)
         return tuple(n for n in self.names() if n in found and n != name)
 
+    def check_group_nodes(self, group_nodes):
+        """InvalidParameterValue unless ``group_nodes`` (``{group:
+        nodes}``) lists exactly the groups of the strategy."""
+        unknown = sorted(set(group_nodes) - set(self.names()))
+        missing = [n for n in self.names() if n not in group_nodes]
+        if unknown or missing:
+            raise exception.InvalidParameterValue(
+                reason='group_nodes must list exactly the groups of strategy '
+                '%s (unknown: %s; missing: %s)' % (
+                    self.name, ', '.join(unknown) or '-',
+                    ', '.join(missing) or '-'))
+
     def to_document(self):
         """An equivalent DeploymentStrategy document."""
         metadata = copy.deepcopy(self.metadata) if self.metadata else {}

@@ -163,19 +163,18 @@ class NodeTracker:
 
     def to_dict(self):
         """A JSON-serializable snapshot (statuses, claims, failures after
-        prepare)."""
+        prepare), but the names, which do not change."""
         with self._lock:
             return {'nodes': dict(self._status),
-                    'names': dict(self._names),
                     'claims': dict(self._claims),
                     'failed_after_prepare': sorted(
                         self._failed_after_prepare)}
 
     @classmethod
-    def from_dict(cls, data):
-        """Rebuild a tracker from :meth:`to_dict` output."""
-        tracker = cls((), statuses=data.get('nodes') or {},
-                      names=data.get('names'))
+    def from_dict(cls, data, names=None):
+        """Rebuild a tracker from :meth:`to_dict` output and the names
+        (``{node: name}``) it was given."""
+        tracker = cls((), statuses=data.get('nodes') or {}, names=names)
         for name, group in (data.get('claims') or {}).items():
             tracker._known(name)
             tracker._claims[name] = group

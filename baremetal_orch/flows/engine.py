@@ -107,7 +107,7 @@ class ActionEngines:
         when the jobboard's backend cannot be reached).
         """
         if jobboard.enabled():
-            self._post(action, site)
+            self._post(action)
             return
         self._start(context, action, site=site)
 
@@ -267,16 +267,12 @@ class ActionEngines:
                 self._board = board
             return self._board
 
-    def _post(self, action, site=None):
+    def _post(self, action):
         # Whoever claims the job will run it: the action has no conductor
-        # until then. The rules admission resolved go with it.
+        # until then. What admission resolved is in the action's snapshot.
         dbapi.claim_action(action.uuid, action.conductor, None)
         action.conductor = None
         action.obj_reset_changes(['conductor'])
-        if site is not None:
-            action.progress = dict(action.progress or {},
-                                   site=site.to_dict())
-            action.save()
         try:
             self.board().post(action.uuid)
         except exception.CoordinationUnavailable:

@@ -33,7 +33,6 @@ from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import progress as progress_mod
 from baremetal_orch.flows import steering as steering_mod
 from baremetal_orch.notifications import notify
-from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF
@@ -148,8 +147,6 @@ class SiteRuntime:
         self._save_lock = threading.Lock()
         #: What the last checkpoint wrote.
         self._last = None
-        #: The nodes admission held (by UUID), kept by every checkpoint.
-        self.held_nodes = action_obj.held_nodes(action)
         #: Pause, resume, abort and the maintenance windows.
         self.steering = steering_mod.ActionSteering(context, action)
         #: The phases running now: {phase task: (phase, in flight, done)}.
@@ -162,7 +159,10 @@ class SiteRuntime:
     # Checkpoints -----------------------------------------------------------
 
     def checkpoint(self, fresh=False):
-        """Save the rules' state and the report (resumable, visible).
+        """Save the rules' state and the report (resumable, visible):
+        what changes as the action runs, never its snapshot
+        (:meth:`~baremetal_orch.deployment.site.SiteDeployment.snapshot`,
+        stored once, at admission).
 
         The progress summary (nodes per phase, ETA) is computed again at
         most every :attr:`SUMMARY_INTERVAL` seconds, or now with
@@ -175,8 +175,7 @@ class SiteRuntime:
         holds changes nothing either.
         """
         with self._save_lock:
-            values = {'progress': {'held_nodes': self.held_nodes,
-                                   'site': self.site.to_dict(),
+            values = {'progress': {'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks,
                                    'summary': self._summary(fresh)},
                       'report': self.site.report()}

@@ -45,12 +45,10 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import control
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
-from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.flows import runtime as runtime_mod
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import action as action_obj
 from baremetal_orch.objects import event as event_obj
-from baremetal_orch.objects import node as node_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -143,22 +141,14 @@ def begin(context, action, host, dispatcher, site=None):
     """Start a pending site action: its task tree, its state, its events.
 
     :param site: the :class:`SiteDeployment` admission built, when this
-        process admitted the action; else rebuilt from its progress.
+        process admitted the action; else rebuilt from the snapshot
+        admission stored with it (and the state a retry starts from).
     :returns: the :class:`SiteRuntime`.
     """
     progress = action.progress or {}
     if site is None:
-        strategy = strategy_mod.parse(action.parameters['strategy'])
-        if 'site' in progress:
-            site = site_mod.SiteDeployment.from_dict(strategy,
-                                                     progress['site'])
-        else:
-            # Its admitting conductor died before it stored the resolved
-            # site (a job the jobboard's orphan watch posted again):
-            # resolve the selectors of its strategy snapshot now.
-            group_nodes, names = node_obj.Node.resolve_groups(strategy)
-            site = site_mod.SiteDeployment(strategy, group_nodes,
-                                           node_names=names)
+        site = site_mod.SiteDeployment.from_dict(
+            action.parameters['snapshot'], progress.get('site'))
     now = timeutils.utcnow()
     root = dbapi.create_task({
         'action_uuid': action.uuid, 'kind': 'action', 'name': action.name,
@@ -190,8 +180,8 @@ def begin(context, action, host, dispatcher, site=None):
 def restore(context, action, dispatcher):
     """The runtime of a running site action, from its last checkpoint."""
     progress = action.progress or {}
-    site = site_mod.SiteDeployment.from_dict(
-        strategy_mod.parse(action.parameters['strategy']), progress['site'])
+    site = site_mod.SiteDeployment.from_dict(action.parameters['snapshot'],
+                                             progress['site'])
     return runtime_mod.SiteRuntime(context, action, site, dispatcher,
                                    progress['group_tasks'], action.task_uuid)
 

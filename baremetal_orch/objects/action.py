@@ -39,10 +39,11 @@ def held_nodes(action):
     object): inside an action a node is its UUID, never its name (a name
     may change, or pass to another node).
 
-    Admission records them in the action's progress, and every
-    checkpoint keeps them.
+    They are the nodes of the snapshot admission stored in the action's
+    parameters (``{uuid: name}``).
     """
-    return list((action.progress or {}).get('held_nodes') or ())
+    return sorted(((action.parameters or {}).get('snapshot') or {})
+                  .get('nodes') or ())
 
 
 def holder_of(node_uuid):

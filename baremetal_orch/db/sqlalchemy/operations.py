@@ -195,14 +195,14 @@ def list_active_actions():
 
 
 def active_actions_mentioning(text):
-    """The active actions whose progress contains ``text`` (a node's
+    """The active actions whose parameters contain ``text`` (a node's
     UUID): the candidates that may hold that node, found by the database
-    instead of reading every active action's progress. The caller checks
+    instead of reading every active action's snapshot. The caller checks
     each candidate's held nodes."""
     with api.reader() as session:
         return session.query(models.Action).filter(
             models.Action.state.in_(ACTIVE_ACTION_STATES),
-            sa.type_coerce(models.Action.progress, sa.Text).contains(
+            sa.type_coerce(models.Action.parameters, sa.Text).contains(
                 text, autoescape=True)).all()
 
 

@@ -40,7 +40,7 @@ def to_dict(action, fields=None):
         value = action[field]
         if field == 'parameters':
             value = {k: v for k, v in (value or {}).items()
-                     if k != 'strategy'}
+                     if k != 'snapshot'}
         elif field.endswith('_at') and value is not None:
             value = utils.timestamp(value)
         doc[field] = value

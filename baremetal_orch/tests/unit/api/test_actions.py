@@ -162,7 +162,8 @@ class TestSiteActions(ActionApiTestCase):
         self.load_site()
         running = dbapi.create_action({
             'name': 'deploy_site', 'state': 'running',
-            'progress': {'held_nodes': [dbapi.get_node('ctl02').uuid]}})
+            'parameters': {'snapshot': {'nodes': {
+                dbapi.get_node('ctl02').uuid: 'ctl02'}}}})
         resp = self.post('/v1/actions', {'name': 'deploy_site'})
         self.assertError(resp, 409, 'baremetal_orch.action.nodes_busy',
                          running.uuid)

@@ -31,6 +31,7 @@ from baremetal_orch.common import context
 from baremetal_orch.conductor import admission
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.drivers.provisioning import fake
+from baremetal_orch.objects import action as action_obj
 from baremetal_orch.tests.unit.api import test_actions
 from baremetal_orch.tests.unit.db import test_selectors_sql
 
@@ -112,8 +113,9 @@ class HeldNodesTestCase(test_actions.ActionApiTestCase):
             'parameters': {'deployment_strategy': 'third'}}, status=201)
         self.finished(resp.json['uuid'])
         # The flow's checkpoints kept what admission held.
-        self.assertEqual([dbapi.get_node('ctl01').uuid], dbapi.get_action(
-            resp.json['uuid']).progress['held_nodes'])
+        self.assertEqual([dbapi.get_node('ctl01').uuid],
+                         action_obj.held_nodes(dbapi.get_action(
+                             resp.json['uuid'])))
 
     def test_update_labels_holds_by_uuid(self):
         dbapi.update_node(self.ctl01, {'provision_state': 'active',

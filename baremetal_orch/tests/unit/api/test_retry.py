@@ -131,8 +131,8 @@ class TestRetry(test_actions.ActionApiTestCase):
         self.assertEqual({'success'}, set(retry['report']['nodes'].values()))
         # The strategy snapshot is the first action's.
         self.assertEqual(dbapi.get_action(first['uuid']).parameters[
-            'strategy'], dbapi.get_action(retry['uuid']).parameters[
-            'strategy'])
+            'snapshot'], dbapi.get_action(retry['uuid']).parameters[
+            'snapshot'])
 
         # The first action was retried: a second retry names the newer one.
         resp = self.post('/v1/actions', {

@@ -67,7 +67,7 @@ class SweepTestCase(base.ConductorTestCase):
             'name': 'deploy_site', 'state': state, 'conductor': host,
             'created_at': timeutils.utcnow() - datetime.timedelta(
                 seconds=age),
-            'progress': {'held_nodes': ['u1']}})
+            'parameters': {'snapshot': {'nodes': {'u1': 'n1'}}}})
         dbapi.create_task({'action_uuid': action.uuid, 'kind': 'action',
                            'name': 'deploy_site', 'status': 'running'})
         dbapi.create_event('action.started', resource_uuid=action.uuid,

@@ -16,12 +16,15 @@ from unittest import mock
 
 import fixtures
 import oslo_messaging as messaging
+from oslo_utils import uuidutils
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
+from baremetal_orch.conductor import admission
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.drivers.provisioning import fake
 from baremetal_orch.objects import action as action_obj
+from baremetal_orch.objects import node as node_obj
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.objects import utils
 
@@ -348,15 +351,16 @@ class TestConsoleRestore(ManagerTestCase):
         self.assertEqual([('d1', True), ('d1', True)], self.calls)
 
 
-class TestActionWithoutItsSite(ManagerTestCase):
-    """A pending action whose admitting conductor died before it stored
-    the resolved site (a job posted again by the jobboard's orphan watch)
-    holds its strategy snapshot only."""
+class TestActionWhoseConductorDied(ManagerTestCase):
+    """A pending action whose admitting conductor died before it started
+    it (a conductor taking it over, or a job the jobboard's orphan watch
+    posted again) runs on the snapshot admission stored in the same row:
+    its selectors are never resolved again."""
 
-    def test_its_selectors_are_resolved_when_it_starts(self):
+    def test_it_runs_on_its_snapshot(self):
         for name, tag in (('ntp01', 'ntp'), ('ctl01', 'control')):
             self.create_node(name=name, tags=[tag])
-        document = {
+        dbapi.create_strategy('old', {
             'schema': 'shipyard/DeploymentStrategy/v1',
             'metadata': {'name': 'old'},
             'data': {'groups': [
@@ -364,16 +368,25 @@ class TestActionWithoutItsSite(ManagerTestCase):
                  'selectors': [{'node_tags': ['ntp']}]},
                 {'name': 'control', 'critical': True,
                  'depends_on': ['ntp'],
-                 'selectors': [{'node_tags': ['control']}]}]}}
-        action = dbapi.create_action({
-            'name': 'deploy_site', 'state': 'pending',
-            'parameters': {'deployment_strategy': 'old',
-                           'strategy': document}})
+                 'selectors': [{'node_tags': ['control']}]}]}})
+        # Admitted, then its conductor died: nothing else was stored.
+        admitted = admission.admit(self.ctx, uuidutils.generate_uuid(),
+                                   'deploy_site',
+                                   {'deployment_strategy': 'old'}, 'dead')
+        # Meanwhile a node joins a group's selectors, another is renamed.
+        self.create_node(name='ctl02', tags=['control'])
+        dbapi.update_node('ntp01', {'name': 'ntp-renamed'})
+        resolve = self.useFixture(fixtures.MockPatchObject(
+            node_obj.Node, 'resolve_groups')).mock
         self.manager.actions.start(
-            self.ctx, action_obj.Action.get(self.ctx, action.uuid))
+            self.ctx, action_obj.Action.get(self.ctx, admitted.action.uuid))
         self.manager.actions.wait(60)
-        done = dbapi.get_action(action.uuid)
+        resolve.assert_not_called()
+        done = dbapi.get_action(admitted.action.uuid)
         self.assertEqual(('complete', 'success'), (done.state, done.result))
         self.assertEqual(['ntp', 'control'], done.report['order'])
+        # The nodes it held, named as admission saw them.
         self.assertEqual({'ntp01': 'success', 'ctl01': 'success'},
                          done.report['nodes'])
+        self.assertEqual(admitted.site.snapshot(),
+                         done.parameters['snapshot'])

@@ -215,7 +215,7 @@ class TestPhaseCounts(base.TestCase):
         self.assertEqual(counts((7, 1, 0, 4), (5, 2, 0, 4)),
                          progress.phase_counts(site, ()))
         restored = site_mod.SiteDeployment.from_dict(
-            site.strategy, json.loads(json.dumps(site.to_dict())))
+            site.snapshot(), json.loads(json.dumps(site.to_dict())))
         self.assertEqual(progress.phase_counts(site, ()),
                          progress.phase_counts(restored, ()))
 
@@ -235,7 +235,7 @@ class TestPhaseCounts(base.TestCase):
         data = site.to_dict()
         del data['tracker']['failed_after_prepare']
         del data['durations']
-        old = site_mod.SiteDeployment.from_dict(site.strategy, data)
+        old = site_mod.SiteDeployment.from_dict(site.snapshot(), data)
         # Without the record, a failure counts as one of prepare.
         self.assertEqual(counts((3, 1, 0, 8), (3, 0, 0, 8)),
                          progress.phase_counts(old, ()))
@@ -284,7 +284,7 @@ class TestDurations(base.TestCase):
         data = json.loads(json.dumps(site.to_dict()))
         self.assertEqual({'a': {P: [10.0], D: [20.0]}, 'b': {P: [30.0]}},
                          data['durations'])
-        restored = site_mod.SiteDeployment.from_dict(site.strategy, data)
+        restored = site_mod.SiteDeployment.from_dict(site.snapshot(), data)
         self.assertEqual(site.to_dict(), restored.to_dict())
         self.assertEqual(progress.eta(site, 2), progress.eta(restored, 2))
 
@@ -292,7 +292,7 @@ class TestDurations(base.TestCase):
         site = make(*CHAIN)
         data = site.to_dict()
         del data['durations']
-        restored = site_mod.SiteDeployment.from_dict(site.strategy, data)
+        restored = site_mod.SiteDeployment.from_dict(site.snapshot(), data)
         self.assertFalse(restored.durations)
         self.assertIsNone(progress.eta(restored, 2))
 

@@ -178,7 +178,7 @@ class TestRetry(base.TestCase):
         self.assertNotIn('retry_of', previous.to_dict())
         site = retry_mod.retry(previous, OLD)
         self.assertEqual(OLD, site.report()['retry_of'])
-        again = site_mod.SiteDeployment.from_dict(site.strategy,
+        again = site_mod.SiteDeployment.from_dict(site.snapshot(),
                                                   site.to_dict())
         self.assertEqual(OLD, again.retry_of)
         self.assertEqual(site.to_dict(), again.to_dict())

@@ -208,7 +208,7 @@ class TestSeedExamples(base.TestCase):
         targets = site.prepare_targets('control-nodes')
         self.assertEqual(CONTROL, targets)
         data = json.loads(json.dumps(site.to_dict()))
-        restored = site_mod.SiteDeployment.from_dict(site.strategy, data)
+        restored = site_mod.SiteDeployment.from_dict(site.snapshot(), data)
         self.assertEqual(site.to_dict(), restored.to_dict())
         self.assertEqual(site.report(), restored.report())
         self.assertEqual(site.plan(), restored.plan())
@@ -228,7 +228,7 @@ class TestSeedExamples(base.TestCase):
         site, _ex, outcome, report = self.run_example(
             'control-misses-90-percent.yaml')
         data = json.loads(json.dumps(site.to_dict()))
-        restored = site_mod.SiteDeployment.from_dict(site.strategy, data)
+        restored = site_mod.SiteDeployment.from_dict(site.snapshot(), data)
         self.assertEqual(report, restored.report())
         self.assertEqual(outcome, restored.outcome())
         self.assertEqual(

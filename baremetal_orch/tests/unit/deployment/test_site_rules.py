@@ -398,7 +398,7 @@ class TestTimeoutAndGuards(base.TestCase):
         data['version'] = 99
         self.assertRaises(exception.InvalidParameterValue,
                           site_mod.SiteDeployment.from_dict,
-                          self.site.strategy, data)
+                          self.site.snapshot(), data)
 
 
 class TestFailFast(base.TestCase):
@@ -466,7 +466,7 @@ class TestNodesByIdentifier(base.TestCase):
                          tuple(report['groups']['g1'][k] for k in (
                              'nodes', 'succeeded_nodes', 'failed_nodes')))
         restored = site_mod.SiteDeployment.from_dict(
-            site.strategy, json.loads(json.dumps(site.to_dict())))
+            site.snapshot(), json.loads(json.dumps(site.to_dict())))
         self.assertEqual(report, restored.report())
         self.assertEqual((['u2', 'u1'], ['u2', 'u3']),
                          (restored.nodes('g1'), restored.nodes('g2')))

@@ -26,6 +26,7 @@ from taskflow import exceptions as tf_exc
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
+from baremetal_orch.conductor import admission
 from baremetal_orch.conductor import manager
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import api as dbapi
@@ -167,11 +168,11 @@ class TestJobboard(JobboardTestCase):
         # No conductor until a conductor claims its job; the nodes
         # admission resolved (by UUID, with their names) go with it.
         self.assertIsNone(action.conductor)
-        site = dbapi.get_action(action.uuid).progress['site']
+        snapshot = dbapi.get_action(action.uuid).parameters['snapshot']
         self.assertEqual(
             {'g1': ['g1-0', 'g1-1'], 'g2': ['g2-0', 'g2-1']},
-            {g: sorted(site['tracker']['names'][u] for u in n)
-             for g, n in site['group_nodes'].items()})
+            {g: sorted(snapshot['nodes'][u] for u in n)
+             for g, n in snapshot['group_nodes'].items()})
         done = self.wait_for(self.finished(action.uuid))
         self.assertEqual(('complete', 'success', 'test-conductor'),
                          (done.state, done.result, done.conductor))
@@ -207,16 +208,14 @@ class TestJobboard(JobboardTestCase):
         self.assertEqual([], dbapi.list_actions())
 
     def _running_action(self, conductor):
-        """A pending action of ``conductor`` (run_job starts it only if
-        it takes it)."""
-        action = dbapi.create_action({
-            'name': 'deploy_site', 'state': 'pending', 'conductor': None,
-            'parameters': {'deployment_strategy': 'jb',
-                           'strategy': strategy()}})
-        dbapi.claim_action(action.uuid, None, conductor)
-        return action
+        """A pending action of ``conductor`` as its admission left it
+        (run_job starts it only if it takes it)."""
+        return admission.admit(self.ctx, uuidutils.generate_uuid(),
+                               'deploy_site', {'deployment_strategy': 'jb'},
+                               conductor).action
 
     def test_job_of_a_live_conductor_is_left_to_it(self):
+        self.nodes()
         dbapi.register_service('other')
         action = self._running_action('other')
         m = self.start_manager()
@@ -277,6 +276,7 @@ class TestJobboard(JobboardTestCase):
         self.assertEqual(jobboard.FINISHED, m.actions.run_job(job))
 
     def test_orphan_of_a_dead_conductor_is_posted_again(self):
+        self.nodes()
         action = self._running_action('dead')
         m = self.start_manager()
         m.actions.stop()
@@ -291,10 +291,8 @@ class TestJobboard(JobboardTestCase):
     def test_unclaimed_action_whose_job_was_lost_is_posted_again(self):
         # A backend that lost its data (Redis restarted without
         # persistence) lost the job of an action no conductor claimed yet.
-        action = dbapi.create_action({
-            'name': 'deploy_site', 'state': 'pending', 'conductor': None,
-            'parameters': {'deployment_strategy': 'jb',
-                           'strategy': strategy()}})
+        self.nodes()
+        action = self._running_action(None)
         m = self.start_manager()
         m.actions.stop()
         board = self.board()
