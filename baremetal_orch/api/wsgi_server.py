@@ -39,6 +39,14 @@ then reads and drops what the client still sends until the client closes
 too (:mod:`baremetal_orch.api.graceful_close`). A close with unread
 bytes would send a reset, which can destroy the answer in flight. Errors
 the server answers itself are API-SIG documents.
+
+waitress documents ``serve`` and ``create_server``; the channel, task,
+dispatcher and server classes extended here (and the parser in
+:mod:`~baremetal_orch.api.http_strict`) are its internals, pinned to the
+constrained waitress release by ``tests/unit/test_private_overrides.py``.
+They are retired by waitress answering 503 itself past a bounded request
+queue, holding a deadline for a whole request head, closing connections
+gracefully (lingering) and taking a hook for the error answers it writes.
 """
 
 import http.client
@@ -291,8 +299,11 @@ class Server:
         dispatcher.max_queued = max(1, max_queued)
         dispatcher.set_thread_count(threads)
         self._closer = graceful_close.Closer()
+        # The server's sockets and connections: the selector loop's map.
+        self._map = {}
         self._server = _WaitressServer(application, adj, self._closer,
-                                       max_keepalive, dispatcher=dispatcher)
+                                       max_keepalive, dispatcher=dispatcher,
+                                       map=self._map)
         self._closer.start()
         self.port = self._server.effective_port
         self._stopping = threading.Event()
@@ -324,7 +335,7 @@ class Server:
 
     def _run(self):
         server = self._server
-        smap = server._map
+        smap = self._map
         while not self._stopping.is_set():
             wasyncore.loop(timeout=1, map=smap, use_poll=True, count=1)
         # No new connection; the requests running end, their answers are

@@ -304,7 +304,7 @@ class ActionEngines:
         """Claim jobs until stopped; reconnect when the backend fails."""
         while not self._stopped.is_set():
             try:
-                self._conductor = jobboard.make_conductor(
+                self._conductor = jobboard.ActionConductor(
                     jobboard.claimant(self.host), self.board(),
                     self.run_job)
                 if self._stopped.is_set():

@@ -39,12 +39,14 @@ class FlexibleDict(fields.FieldType):
 
 
 class FlexibleDictField(fields.AutoTypedField):
+    """A nullable one holds {} for None."""
+
     AUTO_TYPE = FlexibleDict()
 
-    def _null(self, obj, attr):
-        if self.nullable:
+    def coerce(self, obj, attr, value):
+        if value is None and self.nullable:
             return {}
-        super()._null(obj, attr)
+        return super().coerce(obj, attr, value)
 
 
 class NotificationLevel(fields.Enum):

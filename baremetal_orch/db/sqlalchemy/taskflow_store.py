@@ -23,15 +23,30 @@ off the critical path of an action, with the rows it writes unchanged:
 * the first save of a new flow inserted its atoms one INSERT each: they
   are inserted together.
 
+Both are overrides of private methods of taskflow's SQL backend
+(``Connection._update_atom_details``, ``Connection._update_flow_details``)
+and of a private attribute (``Connection._tables``); they are all in this
+module, pinned to the constrained taskflow release by
+``tests/unit/test_private_overrides.py``, and each names the upstream
+change that retires it.
+
 Imported only where taskflow is (conductors, the manage command).
 """
+
+import threading
 
 from taskflow.persistence.backends import impl_sqlalchemy
 from taskflow.persistence import models as tf_models
 
 
 class Connection(impl_sqlalchemy.Connection):
-    """taskflow's connection, writing only the atoms that changed."""
+    """taskflow's connection, writing only the atoms that changed.
+
+    Retired when taskflow's SQL backend writes only the atom details whose
+    values changed (an UPDATE per changed atom in ``_update_atom_details``)
+    and inserts a flow's new atom details in one executemany (in
+    ``_update_flow_details``).
+    """
 
     def _update_atom_details(self, conn, ad, e_ad):
         before = e_ad.to_dict()
@@ -60,14 +75,20 @@ class Backend(impl_sqlalchemy.SQLAlchemyBackend):
     one, building its tables' metadata again (about 10 ms of Python), for
     every save of a flow's state. The object holds no database connection
     of its own (each call takes one from the engine's pool) and its close()
-    does nothing, so one is shared."""
+    does nothing, so one is shared.
+
+    Retired when taskflow's ``SQLAlchemyBackend.get_connection`` reuses one
+    connection object (or builds its tables' metadata once per backend),
+    and makes its Connection class an attribute a subclass can set."""
 
     _shared = None
 
     def get_connection(self):
         if self._shared is None:
-            conn = Connection(self, upgrade_lock=self._upgrade_lock)
-            conn.validate(max_retries=self._max_retries)
+            # The lock serializes the upgrades of this backend's
+            # connections: there is one.
+            conn = Connection(self, upgrade_lock=threading.Lock())
+            conn.validate()
             self._shared = conn
         return self._shared
 

@@ -14,6 +14,7 @@ changed; what it saved reads back the same through taskflow's own
 connection."""
 
 import contextlib
+import threading
 
 import sqlalchemy as sa
 from taskflow import engines
@@ -67,7 +68,7 @@ class TestTaskflowStore(base.DbTestCase):
     def read_back(self):
         """The flow's atoms as taskflow's own connection reads them."""
         stock = impl_sqlalchemy.Connection(
-            self.backend, upgrade_lock=self.backend._upgrade_lock)
+            self.backend, upgrade_lock=threading.Lock())
         with contextlib.closing(stock):
             book = stock.get_logbook(self.book.uuid)
         detail = next(iter(book))

@@ -29,6 +29,7 @@ from baremetal_orch.common import exception
 from baremetal_orch.conductor import admission
 from baremetal_orch.conductor import manager
 from baremetal_orch.conductor import rpcapi
+from baremetal_orch.conf import taskflow as taskflow_conf
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.flows import jobboard
 from baremetal_orch.objects import event as event_obj
@@ -72,9 +73,9 @@ class TestOptions(base.TestCase):
                           jobboard_expiration_time=1)
 
     def test_password_is_secret(self):
-        self.assertTrue(
-            cfg.CONF.taskflow._group._opts['jobboard_backend_password'][
-                'opt'].secret)
+        opt, = [o for o in taskflow_conf.opts
+                if o.name == 'jobboard_backend_password']
+        self.assertTrue(opt.secret)
 
     def test_redis_board_conf(self):
         self.config(group='taskflow', jobboard_backend_hosts=['10.0.0.1'],
