@@ -84,6 +84,9 @@ def deploy(uuids, poll_interval=0.2, shard=None):
     from baremetal_orch.drivers.provisioning import ironic as driver_mod
     from baremetal_orch.ironic import throttle
 
+    # A fresh throttle each run, as in a worker process of its own: its
+    # counters are this run's.
+    throttle.reset()
     driver = driver_mod.IronicDriver()
     nodes = [types.SimpleNamespace(
         uuid=u, name=u, ident=u, ironic_uuid=u, driver='ironic',
