@@ -30,7 +30,8 @@ import sys
 from tools.benchmarks import harness
 from tools.benchmarks import split
 
-GOAL = 1.10
+#: The critical path within 5 % (the execution-core issue; 1.10 before).
+GOAL = 1.05
 LAYERS = 4
 WIDTH = 5
 STRATEGY = 'p2'
