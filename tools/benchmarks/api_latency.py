@@ -217,17 +217,9 @@ def build_parser():
                              '--quick: 5)')
     parser.add_argument('--rate', type=float, default=20.0,
                         help='requests a second at most (default: 20)')
-    parser.add_argument(
-        '--deployment', choices=sorted(DEPLOYMENTS), default='aio',
-        help='aio: baremetal-orch, API and conductor in one process (the '
-             'default); split: baremetal-orch-api and '
-             'baremetal-orch-conductor over RabbitMQ')
-    parser.add_argument('--split', dest='deployment', action='store_const',
-                        const='split', help='--deployment split')
-    parser.add_argument(
-        '--connection', default=os.environ.get(harness.CONNECTION_ENV),
-        help='a database server (a fresh database is made on it); default '
-             '$%s, else an embedded sqlite file' % harness.CONNECTION_ENV)
+    harness.add_deployment_args(
+        parser, 'aio: baremetal-orch, API and conductor in one process (the '
+                'default)')
     return parser
 
 

@@ -41,6 +41,21 @@ CONF = cfg.CONF
 CONNECTION_ENV = 'BAREMETAL_ORCH_BENCH_CONNECTION'
 
 
+def add_deployment_args(parser, aio_help):
+    """``--deployment aio|split`` (``--split``) and ``--connection``, as
+    the benchmarks that start the service take them."""
+    parser.add_argument(
+        '--deployment', choices=['aio', 'split'], default='aio',
+        help=aio_help + '; split: baremetal-orch-api and '
+                        'baremetal-orch-conductor processes over RabbitMQ')
+    parser.add_argument('--split', dest='deployment', action='store_const',
+                        const='split', help='--deployment split')
+    parser.add_argument(
+        '--connection', default=os.environ.get(CONNECTION_ENV),
+        help='a database server (a fresh database is made on it); default '
+             '$%s, else an embedded sqlite file' % CONNECTION_ENV)
+
+
 def database_name(connection):
     """The backend of ``connection`` (``mysql``, ``postgresql``), or
     ``sqlite`` for None (the embedded default)."""

@@ -153,17 +153,8 @@ def build_parser():
     parser.add_argument('--quick', action='store_true')
     parser.add_argument('--mode', choices=['serial', 'parallel'],
                         required=True)
-    parser.add_argument(
-        '--deployment', choices=['aio', 'split'], default='aio',
-        help='aio: the conductor in this process (the default); split: '
-             'baremetal-orch-api and baremetal-orch-conductor processes '
-             'over RabbitMQ')
-    parser.add_argument('--split', dest='deployment', action='store_const',
-                        const='split', help='--deployment split')
-    parser.add_argument(
-        '--connection', default=os.environ.get(harness.CONNECTION_ENV),
-        help='a database server (a fresh database is made on it); default '
-             '$%s, else an embedded sqlite file' % harness.CONNECTION_ENV)
+    harness.add_deployment_args(
+        parser, 'aio: the conductor in this process (the default)')
     return parser
 
 
