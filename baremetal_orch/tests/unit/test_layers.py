@@ -135,6 +135,45 @@ def status_literals(path):
     return sorted(set(found))
 
 
+#: The provisioning driver's methods that move a node's provision state.
+PROVISION_CALLS = frozenset(['manage', 'provide', 'deploy', 'undeploy'])
+
+
+def driver_call_sites(path):
+    """``line: how`` of every place ``path`` calls a provisioning driver
+    to move a node: ``getattr`` on what ``get_driver`` returned, or one
+    of :data:`PROVISION_CALLS` on it (directly, or through a name bound
+    to it)."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+
+    def from_get_driver(node):
+        return (isinstance(node, ast.Call) and (
+            getattr(node.func, 'attr', None) == 'get_driver' or
+            getattr(node.func, 'id', None) == 'get_driver'))
+
+    bound = {target.id for node in ast.walk(tree)
+             if isinstance(node, ast.Assign) and from_get_driver(node.value)
+             for target in node.targets if isinstance(target, ast.Name)}
+
+    def driver(node):
+        return from_get_driver(node) or (
+            isinstance(node, ast.Name) and node.id in bound)
+
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (isinstance(func, ast.Name) and func.id == 'getattr' and
+                node.args and driver(node.args[0])):
+            found.append('%d: getattr' % node.lineno)
+        elif (isinstance(func, ast.Attribute) and
+                func.attr in PROVISION_CALLS and driver(func.value)):
+            found.append('%d: %s' % (node.lineno, func.attr))
+    return sorted(found)
+
+
 def _within(name, package):
     return name == package or name.startswith(package + '.')
 
@@ -242,6 +281,31 @@ class TestLayers(base.TestCase):
             found.extend('%s:%s' % (module, where)
                          for where in status_literals(path))
         self.assertEqual([], found)
+
+    def test_one_call_site_of_the_provisioning_driver(self):
+        # One lane of node work: every provision-state move of a node goes
+        # through conductor/provisioning.py's _driver_call.
+        found = []
+        for module, path in sorted(self.modules.items()):
+            found.extend('%s:%s' % (module, where)
+                         for where in driver_call_sites(path))
+        self.assertEqual(1, len(found), found)
+        self.assertTrue(found[0].startswith(
+            'baremetal_orch.conductor.provisioning:'), found)
+        self.assertTrue(found[0].endswith(': getattr'), found)
+
+    def test_driver_call_sites_are_found(self):
+        # The rule above must be able to fail: each shape it looks for.
+        path = self.useFixture(fixtures.TempDir()).join('sample.py')
+        with open(path, 'w') as f:
+            f.write("drivers.get_driver(node.driver).deploy(node, {}, 1)\n"
+                    "driver = drivers.get_driver(name)\n"
+                    "driver.provide(node, 1)\n"
+                    "getattr(get_driver(name), 'manage')(node, 1)\n"
+                    "driver.validate(node)\n"
+                    "rpcapi.deploy(node)\n")
+        self.assertEqual(['1: deploy', '3: provide', '4: getattr'],
+                         driver_call_sites(path))
 
     def test_status_literals_are_found(self):
         # The rule above must be able to fail: each shape it looks for.
