@@ -282,6 +282,13 @@ class TestLayers(base.TestCase):
                          for where in status_literals(path))
         self.assertEqual([], found)
 
+    def sample(self, text):
+        """A module holding ``text``, for a rule that must catch it."""
+        path = self.useFixture(fixtures.TempDir()).join('sample.py')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
     def test_one_call_site_of_the_provisioning_driver(self):
         # One lane of node work: every provision-state move of a node goes
         # through conductor/provisioning.py's _driver_call.
@@ -296,27 +303,24 @@ class TestLayers(base.TestCase):
 
     def test_driver_call_sites_are_found(self):
         # The rule above must be able to fail: each shape it looks for.
-        path = self.useFixture(fixtures.TempDir()).join('sample.py')
-        with open(path, 'w') as f:
-            f.write("drivers.get_driver(node.driver).deploy(node, {}, 1)\n"
-                    "driver = drivers.get_driver(name)\n"
-                    "driver.provide(node, 1)\n"
-                    "getattr(get_driver(name), 'manage')(node, 1)\n"
-                    "driver.validate(node)\n"
-                    "rpcapi.deploy(node)\n")
+        path = self.sample("drivers.get_driver(node.driver).deploy(n, {}, 1)\n"
+                           "driver = drivers.get_driver(name)\n"
+                           "driver.provide(node, 1)\n"
+                           "getattr(get_driver(name), 'manage')(node, 1)\n"
+                           "driver.validate(node)\n"
+                           "rpcapi.deploy(node)\n")
         self.assertEqual(['1: deploy', '3: provide', '4: getattr'],
                          driver_call_sites(path))
 
     def test_status_literals_are_found(self):
         # The rule above must be able to fail: each shape it looks for.
-        path = self.useFixture(fixtures.TempDir()).join('sample.py')
-        with open(path, 'w') as f:
-            f.write("if task.status == 'running':\n"
-                    "    row = {'status': 'failed'}\n"
-                    "    update(state='complete')\n"
-                    "    action.result = 'success' if ok else 'failed'\n"
-                    "FINAL = ('success', 'failed')\n"
-                    "counts = {'failed': 1}\n")
+        path = self.sample(
+            "if task.status == 'running':\n"
+            "    row = {'status': 'failed'}\n"
+            "    update(state='complete')\n"
+            "    action.result = 'success' if ok else 'failed'\n"
+            "FINAL = ('success', 'failed')\n"
+            "counts = {'failed': 1}\n")
         self.assertEqual(
             ['1: running', '2: failed', '3: complete', '4: failed',
              '4: success', '5: failed', '5: success'],

@@ -12,8 +12,6 @@
 """P10 (API latency during work): the client's pacing and errors, a
 phase's percentiles, the summary of runs, and P2's workload it shares."""
 
-import os
-import sys
 import time
 
 import requests
@@ -21,14 +19,9 @@ import requests_mock
 
 from baremetal_orch.tests import base
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tools.benchmarks import api_latency  # noqa: E402
-from tools.benchmarks import makespan  # noqa: E402
-from tools.benchmarks import stats  # noqa: E402
+from tools.benchmarks import api_latency
+from tools.benchmarks import makespan
+from tools.benchmarks import stats
 
 URL = 'http://127.0.0.1:1/v1/nodes'
 

@@ -12,20 +12,11 @@
 """The pure logic of P2 (makespan) in both deployments: the conductor's
 options, the split processes' configuration, the recorded duration."""
 
-import os
-import sys
-
 from baremetal_orch.tests import base
 
-# tools/ is not a package of the service: import it from the checkout.
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tools.benchmarks import makespan  # noqa: E402
-from tools.benchmarks import processes  # noqa: E402
-from tools.benchmarks import split  # noqa: E402
+from tools.benchmarks import makespan
+from tools.benchmarks import processes
+from tools.benchmarks import split
 
 URL = 'rabbit://guest:guest@127.0.0.1:5672/bmo-x'
 

@@ -12,17 +12,11 @@
 """P2's timeline: the spans of a run summed per group and per step; the
 wrappers time the service's calls and leave them as they were."""
 
-import os
 import sys
 
 from baremetal_orch.tests import base
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tools.benchmarks import p2_timeline  # noqa: E402
+from tools.benchmarks import p2_timeline
 
 GROUPS = ['a', 'b', 'c']
 DEPENDS = {'c': ['a', 'b']}

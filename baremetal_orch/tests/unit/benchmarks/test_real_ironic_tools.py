@@ -13,22 +13,13 @@
 interleaved runs, the dependency-order driver of the raw-Ironic script
 and where P9's makespan goes."""
 
-import os
-import sys
-
 from baremetal_orch.tests import base
 
-# tools/ is not a package of the service: import it from the checkout.
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tools.benchmarks import ironic_limit  # noqa: E402
-from tools.benchmarks import node_list  # noqa: E402
-from tools.benchmarks import raw_ironic  # noqa: E402
-from tools.benchmarks import real_ironic_deploy  # noqa: E402
-from tools.benchmarks import stats  # noqa: E402
+from tools.benchmarks import ironic_limit
+from tools.benchmarks import node_list
+from tools.benchmarks import raw_ironic
+from tools.benchmarks import real_ironic_deploy
+from tools.benchmarks import stats
 
 
 class TestStats(base.TestCase):
