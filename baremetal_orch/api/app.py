@@ -11,6 +11,8 @@
 #    under the License.
 """The WSGI application of the API and its middleware."""
 
+import collections
+import inspect
 import re
 import time
 import urllib.parse
@@ -25,6 +27,7 @@ from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 from oslo_utils import strutils
 import pecan
+from pecan import util as pecan_util
 import webob
 import webob.multidict
 import webob.request
@@ -154,6 +157,27 @@ class Pecan(pecan.Pecan):
         return super().get_args(state, params, remainder, argspec, im_self)
 
 
+#: The argspec pecan reads of a controller, one type for every call.
+ArgSpec = collections.namedtuple('ArgSpec', 'args varargs keywords defaults')
+
+
+def _argspec(func):
+    """pecan's ``compat.getargspec``, without making a class per call.
+
+    pecan builds a new namedtuple *class* each time it reads a
+    controller's arguments, about 13 times a request: each costs some 45
+    microseconds more than this and leaves a cycle of objects that only
+    the collector's full passes free; those passes stall every thread of
+    the process (beside a working conductor they took 128 to 171 ms: P10
+    in doc/source/contributor/benchmarks.rst). The values are the same.
+    ``pecan.util._getargspec`` is private, so it is pinned by
+    ``tests/unit/test_private_overrides.py``; retired by a pecan release
+    whose ``compat.getargspec`` makes its type once.
+    """
+    args, varargs, keywords, defaults = inspect.getfullargspec(func)[:4]
+    return ArgSpec(args, varargs, keywords, defaults)
+
+
 def masked_uri(environ):
     """The request's path and query for a log, secrets masked.
 
@@ -253,6 +277,7 @@ class ContentEncoding:
 
 def _pecan_app():
     noauth = CONF.api.auth_strategy == 'noauth'
+    pecan_util._getargspec = _argspec
     # (pecan.make_app would add pecan's internal redirects, not used.)
     return Pecan(
         'baremetal_orch.api.controllers.root.RootController',

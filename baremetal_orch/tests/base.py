@@ -11,6 +11,8 @@
 #    under the License.
 """Base classes of the unit tests."""
 
+import gc
+
 import fixtures
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
@@ -27,6 +29,9 @@ class TestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
+        # A service started here froze the heap (launcher.freeze_heap):
+        # what this test made becomes collectable again after it.
+        self.addCleanup(gc.unfreeze)
         self.cfg_fixture = self.useFixture(config_fixture.Config(CONF))
         CONF([], project='baremetal_orch', default_config_files=[])
         # Tests make fake nodes as the all-in-one does, and ironic ones.

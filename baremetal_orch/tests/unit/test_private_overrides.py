@@ -30,7 +30,9 @@ import threading
 import types
 from unittest import mock
 
+from pecan import compat as pecan_compat
 from pecan import core as pecan_core
+from pecan import util as pecan_util
 from taskflow.conductors.backends import impl_executor
 from taskflow.persistence.backends import impl_sqlalchemy
 from waitress import channel as w_channel
@@ -183,6 +185,25 @@ class TestOverriddenMembers(base.TestCase):
         self.fail("taskflow's RedisJobBoard.find_owner answers %r for an "
                   'unclaimed job now: remove the "except TypeError" of '
                   'baremetal_orch.flows.jobboard.Board.owner' % owner)
+
+    def test_pecan_reads_argspecs_through_util_getargspec(self):
+        # app._argspec replaces pecan.util._getargspec, which pecan's
+        # util.getargspec calls (core, rest and routing import that).
+        self.assertIn('_getargspec(method)',
+                      inspect.getsource(pecan_util.getargspec),
+                      recheck('pecan'))
+        for module in ('core', 'rest', 'routing'):
+            self.assertIs(pecan_util.getargspec, importlib.import_module(
+                'pecan.' + module).getargspec, recheck('pecan'))
+
+    def test_pecan_compat_getargspec_makes_a_class_per_call(self):
+        # When it stops, remove app._argspec and its assignment.
+        def controller(self, ident):
+            pass
+        first = pecan_compat.getargspec(controller)
+        if type(first) is type(pecan_compat.getargspec(controller)):
+            self.fail('pecan.compat.getargspec makes its ArgSpec type once '
+                      'now: remove baremetal_orch.api.app._argspec')
 
     def test_waitress_dispatcher_and_receiver(self):
         # wsgi_server._Dispatcher.offer reads these of waitress's

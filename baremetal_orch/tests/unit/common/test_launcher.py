@@ -15,6 +15,7 @@ The signals are queued as the handlers queue them (the real signals are
 sent to real processes in tests/functional/test_process_signals.py).
 """
 
+import gc
 import os
 import signal
 import socket
@@ -48,6 +49,23 @@ class Recorder(launcher.ProcessService):
 
     def _stop(self):
         self.events.append('stop')
+
+
+class TestFreezeHeap(base.TestCase):
+
+    def test_a_started_service_freezes_the_heap(self):
+        gc.unfreeze()
+        built = [object() for _ in range(10)]
+        svc = Recorder(None)
+        svc.start()
+        self.assertEqual(['start'], svc.events)
+        # What the start built is out of the collector's passes now.
+        self.assertGreater(gc.get_freeze_count(), len(built))
+
+    def test_a_failed_start_freezes_nothing(self):
+        gc.unfreeze()
+        self.assertRaises(RuntimeError, Recorder(None, fail=True).start)
+        self.assertEqual(0, gc.get_freeze_count())
 
 
 class TestSignalLauncher(base.TestCase):
