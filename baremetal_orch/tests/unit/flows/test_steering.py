@@ -327,3 +327,5 @@ class TestRetrySteered(SteeringTestCase):
             'parameters': {'target_nodes': ['a-0']}}, status=201).json
         error = self.control(labels['uuid'], 'pause', status=409).json
         self.assertIn('cannot be steered', str(error))
+        # It ends on its own: not after this test's database is gone.
+        self.wait_state(labels['uuid'], *FINAL)
