@@ -119,8 +119,9 @@ def freeze_heap():
     thread meanwhile. Beside a working conductor those passes took 128 to
     171 ms with the start's objects in them, and 12 to 60 ms without (P10
     in doc/source/contributor/benchmarks.rst). What is garbage now is
-    collected first; the frozen objects are never freed, and they live as
-    long as the process anyway.
+    collected first. A frozen object is still freed when its last
+    reference goes; only a cycle of frozen objects would stay, and what a
+    start builds lives as long as the process.
     """
     gc.collect()
     gc.freeze()
