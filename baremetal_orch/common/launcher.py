@@ -78,7 +78,6 @@ class ProcessService(service.Service):
             self.exit_status = 1
             self.ended.set()
             raise
-        freeze_heap()
         self.started.set()
 
     def stop(self, graceful=True):
@@ -113,11 +112,12 @@ class ProcessService(service.Service):
 
 def freeze_heap():
     """Keep what the process built to start (modules, options, the
-    application, the conductor) out of the garbage collector's passes.
+    application, the conductor) out of the garbage collector's passes:
+    once, when every service of the process has started.
 
     A full pass walks every object the collector tracks and stalls every
     thread meanwhile. Beside a working conductor those passes took 128 to
-    171 ms with the start's objects in them, and 12 to 60 ms without (P10
+    171 ms with the start's objects in them, and 7 to 31 ms without (P10
     in doc/source/contributor/benchmarks.rst). What is garbage now is
     collected first. A frozen object is still freed when its last
     reference goes; only a cycle of frozen objects would stay, and what a
@@ -183,6 +183,7 @@ class SignalLauncher:
             if not ready and all(s.started.is_set() for s in self.services):
                 # systemd (Type=notify): the service is up.
                 systemd.notify_once()
+                freeze_heap()
                 ready = True
             while self._signals:
                 signo = self._signals.pop(0)

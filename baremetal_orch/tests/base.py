@@ -29,8 +29,8 @@ class TestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        # A service started here froze the heap (launcher.freeze_heap):
-        # what this test made becomes collectable again after it.
+        # A launcher run here froze the heap (launcher.freeze_heap): what
+        # this test made becomes collectable again after it.
         self.addCleanup(gc.unfreeze)
         self.cfg_fixture = self.useFixture(config_fixture.Config(CONF))
         CONF([], project='baremetal_orch', default_config_files=[])

@@ -21,6 +21,7 @@ import signal
 import socket
 import threading
 import time
+from unittest import mock
 
 import fixtures
 from oslo_config import cfg
@@ -49,23 +50,6 @@ class Recorder(launcher.ProcessService):
 
     def _stop(self):
         self.events.append('stop')
-
-
-class TestFreezeHeap(base.TestCase):
-
-    def test_a_started_service_freezes_the_heap(self):
-        gc.unfreeze()
-        built = [object() for _ in range(10)]
-        svc = Recorder(None)
-        svc.start()
-        self.assertEqual(['start'], svc.events)
-        # What the start built is out of the collector's passes now.
-        self.assertGreater(gc.get_freeze_count(), len(built))
-
-    def test_a_failed_start_freezes_nothing(self):
-        gc.unfreeze()
-        self.assertRaises(RuntimeError, Recorder(None, fail=True).start)
-        self.assertEqual(0, gc.get_freeze_count())
 
 
 class TestSignalLauncher(base.TestCase):
@@ -139,6 +123,27 @@ class TestSignalLauncher(base.TestCase):
         svc = Recorder(self.conf, fail=True)
         self.launcher.launch(svc)
         self.assertEqual(1, self.launcher.run())
+
+    def test_the_heap_is_frozen_once_every_service_started(self):
+        gc.unfreeze()
+        services = [Recorder(self.conf), Recorder(self.conf)]
+        with mock.patch.object(launcher.gc, 'freeze',
+                               wraps=gc.freeze) as freeze:
+            for svc in services:
+                self.launcher.launch(svc)
+            thread, result = self.run_in_thread()
+            # What the starts built is out of the collector's passes.
+            self.wait(lambda: gc.get_freeze_count() > 0)
+            self.send(signal.SIGTERM)
+            thread.join(30)
+        self.assertEqual(0, result['status'])
+        self.assertEqual(1, freeze.call_count)
+
+    def test_a_failed_start_freezes_nothing(self):
+        gc.unfreeze()
+        self.launcher.launch(Recorder(self.conf, fail=True))
+        self.assertEqual(1, self.launcher.run())
+        self.assertEqual(0, gc.get_freeze_count())
 
     def wait(self, predicate, timeout=30):
         deadline = time.monotonic() + timeout
