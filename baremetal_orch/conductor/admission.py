@@ -26,17 +26,20 @@ conductor that starts or resumes the action rebuilds its site from the
 snapshot and the state its checkpoints store; the selectors are never
 resolved again.
 
-Two admissions at the same instant may both pass the busy check: the row
-is created first and the check runs against the active actions created
-before it, so of two overlapping actions the later one is refused (and its
-row removed) whichever conductor admitted it.
+The busy check and the creation are one transaction that first locks
+the rows of the nodes the action would hold
+(:func:`~baremetal_orch.db.api.admitting`): two admissions that share a
+node run one after the other whichever conductors admit them, so the
+second sees the first's action and is refused. (Comparing the actions'
+ids instead is not enough on a server database, where a transaction may
+commit a lower id after another committed a higher one.)
 
 A ``retry`` re-runs an ended site action
 (:mod:`baremetal_orch.deployment.retry`). An action is retried once: its
 retries are the ``retry`` actions whose ``parameters.action`` names it,
-and like the busy check, the check runs again once the row exists,
-against the retries created before it, so of two retries of one action
-admitted at the same instant the later is refused.
+checked in the same transaction, which also locks the retried action's
+row, so of two retries of one action admitted at the same instant the
+second is refused.
 """
 
 import collections
@@ -96,11 +99,9 @@ def _retries_of(uuid):
                   key=lambda a: a.id)
 
 
-def _refuse_if_retried(uuid, before=None):
-    """ActionAlreadyRetried (409) naming the newest retry of ``uuid``
-    (with ``before``: of those created before the action ``before``)."""
-    retries = [a for a in _retries_of(uuid)
-               if before is None or a.id < before.id]
+def _refuse_if_retried(uuid):
+    """ActionAlreadyRetried (409) naming the newest retry of ``uuid``."""
+    retries = _retries_of(uuid)
     if retries:
         raise exception.ActionAlreadyRetried(action=uuid,
                                              newer=retries[-1].uuid)
@@ -188,14 +189,12 @@ def admit(context, uuid, name, parameters, host):
     action = action_obj.Action(
         context, uuid=uuid, name=name, parameters=parameters,
         state=action_obj.PENDING, conductor=host, progress=progress)
-    action.create()
-    try:
-        if name == action_obj.RETRY:
-            _refuse_if_retried(parameters['action'], before=action)
-        _refuse_if_busy(action, held)
-    except (exception.ActionAlreadyRetried, exception.NodesBusy):
-        action.destroy()
-        raise
+    retried = parameters['action'] if name == action_obj.RETRY else None
+    with dbapi.admitting(held, retried=retried):
+        if retried is not None:
+            _refuse_if_retried(retried)
+        _refuse_if_busy(uuid, held)
+        action.create()
     return Admitted(action, site)
 
 
@@ -217,17 +216,15 @@ def discard(action_uuid, only_pending=False):
     return removed
 
 
-def _refuse_if_busy(action, held):
-    """NodesBusy (409) when an active action created before ``action``
-    holds some of its nodes (``held``: {uuid: name}), compared by UUID."""
+def _refuse_if_busy(uuid, held):
+    """NodesBusy (409) when an active action holds some of the nodes of
+    action ``uuid`` (``held``: {uuid: name}), compared by UUID."""
     wanted = set(held)
     for other in dbapi.list_active_actions():
-        if other.id >= action.id:
-            continue
         overlap = wanted & set(action_obj.held_nodes(other))
         if overlap:
             error = exception.NodesBusy(
                 nodes=', '.join(sorted(held[u] for u in overlap)),
                 action=other.uuid)
-            LOG.info('Action %s refused: %s', action.uuid, error)
+            LOG.info('Action %s refused: %s', uuid, error)
             raise error

@@ -90,7 +90,7 @@ destroy_strategy = _operations.destroy_strategy
 
 # Actions (db/sqlalchemy/operations.py) -------------------------------------
 create_action = _operations.create_action
-destroy_action = _operations.destroy_action
+admitting = _operations.admitting
 discard_action = _operations.discard_action
 get_action = _operations.get_action
 update_action = _operations.update_action

@@ -276,7 +276,7 @@ class ActionEngines:
         try:
             self.board().post(action.uuid)
         except exception.CoordinationUnavailable:
-            action.destroy()
+            dbapi.discard_action(action.uuid)
             raise
         LOG.info('Action %s posted on the jobboard %s', action.uuid,
                  jobboard.backend_name())

@@ -99,10 +99,6 @@ class Action(base.BaremetalOrchObject):
         self._from_db_object(context or self._context, self,
                              dbapi.create_action(self.obj_get_changes()))
 
-    def destroy(self, context=None):
-        """Remove the action (one refused before it ran)."""
-        dbapi.destroy_action(self.uuid)
-
     def save(self, context=None):
         values = self.obj_get_changes()
         if values:

@@ -11,6 +11,8 @@
 #    under the License.
 """Deployment strategies, actions, tasks, events and deployment records."""
 
+import contextlib
+
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -80,12 +82,28 @@ def create_action(values):
     return get_action(values['uuid'])
 
 
-def destroy_action(uuid):
-    """Remove an action that never ran (a refused admission)."""
+@contextlib.contextmanager
+def admitting(node_uuids, retried=None):
+    """The write transaction of an admission: it first locks the rows of
+    the nodes the action would hold (SELECT ... FOR UPDATE, in the order of
+    their UUIDs, so two admissions take them in one order; on sqlite the
+    write lock) and the row of the action it retries. An admission that
+    overlaps waits until this one commits or rolls back, so its checks see
+    the action this one creates. Reads and writes through the database API
+    inside the block join it; an exception rolls it back.
+    """
     with api.writer() as session:
-        if not session.execute(sa.delete(models.Action).where(
-                models.Action.uuid == uuid)).rowcount:
-            raise exception.ActionNotFound(action=uuid)
+        uuids = sorted(node_uuids)
+        if uuids:
+            session.execute(
+                sa.select(models.Node.id).where(models.Node.uuid.in_(uuids))
+                .order_by(models.Node.uuid).with_for_update()).all()
+        if retried is not None:
+            session.execute(
+                sa.select(models.Action.id)
+                .where(models.Action.uuid == retried)
+                .with_for_update()).all()
+        yield
 
 
 def discard_action(uuid, only_pending=False):

@@ -13,11 +13,16 @@
 PostgreSQL: a request that loses the race gets NotFound (404), never a
 StaleDataError (500), and of several deletes of one row exactly one
 succeeds (found by the notification catalogue test over HTTP). Concurrent
-PATCHes (read, apply, write) lose no update and their ``test`` holds."""
+PATCHes (read, apply, write) lose no update and their ``test`` holds.
+Admissions that share a node, and a delete of a node being admitted, run
+one after the other even when the first commits late."""
 
 import copy
 import threading
+import time
 
+from oslo_utils import uuidutils
+import sqlalchemy as sa
 import testscenarios
 
 from baremetal_orch.api.controllers.v1 import chassis as chassis_api
@@ -25,6 +30,7 @@ from baremetal_orch.api.controllers.v1 import nodes as nodes_api
 from baremetal_orch.api import utils as api_utils
 from baremetal_orch.common import context
 from baremetal_orch.common import exception
+from baremetal_orch.conductor import admission
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.db import migration
 from baremetal_orch import objects
@@ -225,6 +231,94 @@ class TestPatchRaces(base.FunctionalTestCase):
         self.assertEqual(1, outcomes.count('ok'), outcomes)
         self.assertEqual('r%d' % outcomes.index('ok'),
                          dbapi.get_service('cond-a').disabled_reason)
+
+
+class TestAdmissionRaces(base.FunctionalTestCase):
+    """An admission whose commit comes late (it has inserted its action,
+    not yet committed it) while a second request on one of its nodes runs:
+    the second sees the action and is refused, whatever the actions' ids
+    (on a server database a lower id may commit after a higher one)."""
+
+    scenarios = TestRowRaces.scenarios
+
+    #: How long the first admission's commit waits.
+    DELAY = 1.5
+
+    def setUp(self):
+        super().setUp()
+        databases.use_database(self, self.backend)
+        migration.upgrade()
+        objects.register_all()
+        self.context = context.get_admin_context()
+        self.nodes = [dbapi.create_node({
+            'name': 'n%d' % i, 'driver': 'fake',
+            'provision_state': 'active'}) for i in range(3)]
+        self.inserted = threading.Event()
+        engine = dbapi.get_engine()
+        sa.event.listen(engine, 'after_cursor_execute', self._seen)
+        sa.event.listen(engine, 'commit', self._late_commit)
+        self.addCleanup(sa.event.remove, engine, 'after_cursor_execute',
+                        self._seen)
+        self.addCleanup(sa.event.remove, engine, 'commit',
+                        self._late_commit)
+
+    def _seen(self, conn, cursor, statement, *args):
+        if (threading.current_thread().name == 'late'
+                and statement.lstrip().upper().startswith(
+                    'INSERT INTO ACTIONS')):
+            conn.info['action_inserted'] = True
+
+    def _late_commit(self, conn):
+        if conn.info.pop('action_inserted', False):
+            self.inserted.set()
+            time.sleep(self.DELAY)
+
+    def admit(self, *names):
+        return admission.admit(
+            self.context, uuidutils.generate_uuid(), 'update_labels',
+            {'target_nodes': list(names)}, 'cond-a')
+
+    def race(self, second):
+        """Admit an action on n0 and n1 that commits late and, once its
+        row is inserted, run ``second``; the outcome of each."""
+        outcomes = {}
+
+        def run(key, call):
+            try:
+                call()
+                outcomes[key] = 'ok'
+            except Exception as e:
+                outcomes[key] = type(e).__name__
+        late = threading.Thread(target=run, name='late',
+                                args=('late', lambda: self.admit('n0', 'n1')))
+        late.start()
+        self.assertTrue(self.inserted.wait(30))
+        run('second', second)
+        late.join(60)
+        return outcomes
+
+    def test_overlapping_admission_is_refused(self):
+        outcomes = self.race(lambda: self.admit('n1', 'n2'))
+        self.assertEqual({'late': 'ok', 'second': 'NodesBusy'}, outcomes)
+        self.assertEqual(1, len(dbapi.list_active_actions()))
+
+    def test_apart_admissions_do_not_wait(self):
+        started = time.monotonic()
+        outcomes = self.race(lambda: self.admit('n2'))
+        # The second ran while the first waited to commit.
+        self.assertEqual({'late': 'ok', 'second': 'ok'}, outcomes)
+        self.assertEqual(2, len(dbapi.list_active_actions()))
+        self.assertLess(time.monotonic() - started, self.DELAY * 2)
+
+    def test_node_being_admitted_is_not_deleted(self):
+        def delete():
+            with node_obj.Node.updating(self.context, 'n1') as node:
+                nodes_api._refuse_if_held(node, 'deleted')
+                node.destroy()
+        outcomes = self.race(delete)
+        self.assertEqual({'late': 'ok', 'second': 'NodeHeldByAction'},
+                         outcomes)
+        self.assertEqual('n1', dbapi.get_node('n1').name)
 
 
 class TestTotalPaging(base.FunctionalTestCase):
