@@ -15,9 +15,9 @@ The one lane of node work. The action's conductor sends the nodes of a
 group's phase to their owners in batches
 (:class:`baremetal_orch.flows.dispatcher.NodeDispatcher`; one node is a
 batch of one); the outcome of each node goes to its task row. A batch
-costs a bounded number of transactions: its task rows are started in one,
-its nodes' locks taken in one conditional UPDATE, each state change of the
-nodes together is one UPDATE, their deployment records are written
+costs a bounded number of transactions: its task rows are started and
+its nodes' locks taken (one conditional UPDATE) in one, each state change
+of the nodes together is one UPDATE, their deployment records are written
 together, and the locks are released with the outcomes of their tasks in
 one transaction. The driver calls, the only per-node round trips, run side
 by side (up to ``[conductor]max_concurrent_nodes`` per phase).
@@ -118,12 +118,12 @@ class NodeWork:
             dispatcher.ENDED.ended([t for t, _n in items])
 
     def _run(self, context, action_uuid, items, phase, params):
-        previous = dbapi.start_tasks([t for t, _n in items],
-                                     statuses.TASK_FINAL_STATUSES)
+        previous, rows = dbapi.start_batch(items, self.host,
+                                           statuses.TASK_FINAL_STATUSES)
         todo = {n: t for t, n in items if t in previous}
         if not todo:
             return
-        locked = node_obj.Node.reserve_many(context, list(todo), self.host)
+        locked = node_obj.Node.from_rows(context, rows)
         deadline = time.monotonic() + float(params.get('deadline') or 60)
         for node_uuid, task_uuid in todo.items():
             if node_uuid not in locked:

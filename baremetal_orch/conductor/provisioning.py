@@ -136,9 +136,10 @@ def _driver_call(node, event, timeout, instance_info=None):
 
 def abort_nodes(context, node_uuids, pool=None):
     """Ask each node's driver to abort the wait its backend holds the node
-    in (DESIGN 12, abort): Ironic's ``abort`` for a node in ``wait
-    call-back``, ``clean wait``, ``inspect wait`` or ``rescue wait``;
-    nothing for a node in any other state, whose step finishes.
+    in (doc/source/admin/steering.rst, "Abort"): Ironic's ``abort`` for a
+    node in ``wait call-back``, ``clean wait``, ``inspect wait`` or
+    ``rescue wait``; nothing for a node in any other state, whose step
+    finishes.
 
     Neither the node's lock nor its record is touched: the node work
     waiting on the driver sees the node fail (Ironic's ``last_error``)

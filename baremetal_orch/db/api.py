@@ -28,6 +28,9 @@ get_engine = _base.get_engine
 reset_engine = _base.reset_engine
 masked_url = _base.masked_url
 taskflow_backend = _base.taskflow_backend
+#: ``with transaction(): ...``: one write transaction; the calls of this
+#: API inside the block join it, all or nothing.
+transaction = _base.writer
 
 # Nodes (db/sqlalchemy/inventory.py) ----------------------------------------
 get_node = _inventory.get_node
@@ -52,6 +55,7 @@ clear_reservations = _inventory.clear_reservations
 
 # The node work of a group in batches (db/sqlalchemy/batches.py) -----------
 start_tasks = _batches.start_tasks
+start_batch = _batches.start_batch
 ended_tasks = _batches.ended_tasks
 node_refs = _batches.node_refs
 reserve_nodes = _batches.reserve_nodes

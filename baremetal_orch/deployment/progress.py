@@ -10,7 +10,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Progress and ETA of a site deployment (DESIGN 12), free of I/O.
+"""Progress and ETA of a site deployment, free of I/O
+(doc/source/admin/steering.rst, "Progress and ETA").
 
 :class:`Durations` keeps the durations the action measured (seconds a
 node's prepare or deploy took, per group and phase); the runtime records

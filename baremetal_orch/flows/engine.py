@@ -37,6 +37,7 @@ runs or resumes it, under the same database claim.
 
 import contextlib
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log
@@ -242,11 +243,15 @@ class ActionEngines:
             return set(self._threads)
 
     def wait(self, timeout=None):
-        """Wait for every running action (tests, shutdown)."""
+        """Wait for every running action (tests, benchmarks), at most
+        ``timeout`` seconds in all; True when none runs any more."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             threads = list(self._threads.values())
         for thread in threads:
-            thread.join(timeout)
+            thread.join(None if deadline is None
+                        else max(0.0, deadline - time.monotonic()))
+        return not any(thread.is_alive() for thread in threads)
 
     def stop(self):
         """Stop claiming jobs. Running flows are resumed by the next

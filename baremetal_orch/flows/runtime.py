@@ -158,7 +158,7 @@ class SiteRuntime:
 
     # Checkpoints -----------------------------------------------------------
 
-    def checkpoint(self, fresh=False):
+    def checkpoint(self, fresh=False, also=None):
         """Save the rules' state and the report (resumable, visible):
         what changes as the action runs, never its snapshot
         (:meth:`~baremetal_orch.deployment.site.SiteDeployment.snapshot`,
@@ -173,15 +173,26 @@ class SiteRuntime:
         together, the first queued behind a save writes what all changed,
         the others nothing; a deploy that claims the nodes its prepare
         holds changes nothing either.
+
+        :param also: ``also(report)``, the other writes of the step (its
+            group's task row, its events), made in the checkpoint's
+            transaction.
         """
         with self._save_lock:
+            report = self.site.report()
             values = {'progress': {'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks,
                                    'summary': self._summary(fresh)},
-                      'report': self.site.report()}
+                      'report': report}
             self._saved_at = time.monotonic()
-            if values != self._last:
-                dbapi.update_action(self.action_uuid, values, reload=False)
+            changed = values != self._last
+            with dbapi.transaction():
+                if also is not None:
+                    also(report)
+                if changed:
+                    dbapi.update_action(self.action_uuid, values,
+                                        reload=False)
+            if changed:
                 self._last = values
 
     #: Seconds between two checkpoints a running phase writes for its
@@ -237,6 +248,8 @@ class SiteRuntime:
     # Events ----------------------------------------------------------------
 
     def _group_started(self, group):
+        self._group_task(group, status=statuses.RUNNING,
+                         started_at=timeutils.utcnow())
         event_obj.Event.record(
             event_obj.GROUP_STARTED, resource_uuid=self.group_tasks[group],
             action_uuid=self.action_uuid,
@@ -244,8 +257,15 @@ class SiteRuntime:
             details={'group': group, 'nodes': len(self.site.nodes(group)),
                      'position': self.site.order().index(group)})
 
-    def _groups_finished(self, groups):
-        report = self.site.report()['groups']
+    def _groups_finished(self, groups, report):
+        """The task rows and ``group.finished`` events of ended groups
+        (``report``: the site's report, with theirs)."""
+        report = report['groups']
+        for group in groups:
+            entry = report[group]
+            self._group_task(group, status=entry['status'],
+                             reason=entry['reason'],
+                             finished_at=timeutils.utcnow())
         events = []
         for group in groups:
             entry = report[group]
@@ -278,16 +298,11 @@ class SiteRuntime:
             ended = [g for g in self.site.strategy.topological_order()
                      if self.site.group_status(g)['status'] ==
                      statuses.PENDING and self.site.abort(g)]
-            reason = groups.ABORTED
         else:
             ended = self.site.skip_blocked()
-            reason = groups.DEPENDENCY_FAILED
-        for name in ended:
-            self._group_task(name, status=statuses.FAILED, reason=reason,
-                             finished_at=timeutils.utcnow())
         if ended:
-            self.checkpoint()
-            self._groups_finished(ended)
+            self.checkpoint(also=functools.partial(self._groups_finished,
+                                                   ended))
             self.slots.wake()
         return ended
 
@@ -301,14 +316,15 @@ class SiteRuntime:
 
     def _abort(self, group, results=None):
         if self.site.abort(group, results):
-            self._group_task(group, status=statuses.FAILED,
-                             reason=groups.ABORTED,
-                             finished_at=timeutils.utcnow())
-            self.checkpoint()
-            if not self._started(group):
+            if self._started(group):
+                self.checkpoint(also=lambda _report: self._group_task(
+                    group, status=statuses.FAILED, reason=groups.ABORTED,
+                    finished_at=timeutils.utcnow()))
+            else:
                 # Its chain records nothing more, and no check of its
                 # will end the groups after it: they end now.
-                self._groups_finished([group])
+                self.checkpoint(also=functools.partial(
+                    self._groups_finished, [group]))
                 self.skip_blocked()
 
     def _started(self, group):
@@ -331,12 +347,9 @@ class SiteRuntime:
         if not (self._may_go_on(group) and self.slots.start(group) and
                 self._may_go_on(group)):
             return {}
-        if first:
-            self._group_task(group, status=statuses.RUNNING,
-                             started_at=timeutils.utcnow())
-            self._group_started(group)
         targets = self.site.prepare_targets(group)
-        self.checkpoint()
+        self.checkpoint(also=lambda _report: self._group_started(group)
+                        if first else None)
         notify.group(self.context, self.action, group, groups.PREPARE, 'start')
         return self._run_phase(group, groups.PREPARE, targets,
                                CONF.conductor.prepare_timeout)
@@ -378,11 +391,8 @@ class SiteRuntime:
                              'end' if result.ok else 'error',
                              report=self.site.report()['groups'][group])
             status = self.site.group_status(group)
-            self._group_task(group, status=status['status'],
-                             reason=status['reason'],
-                             finished_at=timeutils.utcnow())
-            self.checkpoint()
-            self._groups_finished([group])
+            self.checkpoint(also=functools.partial(self._groups_finished,
+                                                   [group]))
             if status['status'] != statuses.SUCCESS:
                 self.skip_blocked()
             return status['status']

@@ -215,8 +215,8 @@ class ActionNotification(notification.NotificationBase):
     })
 
 
-#: The event types of a control: DESIGN names them under the service's
-#: own prefix.
+#: The event types of a control, under the service's own prefix
+#: (doc/source/admin/steering.rst, "What is recorded").
 CONTROL_EVENT_TYPES = frozenset(
     'baremetal_orch.action.control.%s' % status for status in
     ('start', 'end'))

@@ -144,8 +144,13 @@ class Node(base.BaremetalOrchObject):
         """Lock for ``host`` the nodes among ``uuids`` that nobody holds
         (one conditional UPDATE); returns ``{uuid: Node}`` of those locked.
         """
+        return cls.from_rows(context, dbapi.reserve_nodes(uuids, host))
+
+    @classmethod
+    def from_rows(cls, context, rows):
+        """``{uuid: Node}`` of node rows (dicts) the database API read."""
         return {row['uuid']: cls._from_db_object(context, cls(), row)
-                for row in dbapi.reserve_nodes(uuids, host)}
+                for row in rows}
 
     @staticmethod
     def save_many(nodes, host, values):

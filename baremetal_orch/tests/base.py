@@ -89,6 +89,13 @@ class ConductorTestCase(DbTestCase):
         rpcapi.set_local_manager(self.manager)
         self.addCleanup(rpcapi.set_local_manager, None)
         self.addCleanup(self.manager.del_host, False)
+        # Before the conductor stops and the database goes: a flow left
+        # running would go on against the next test's database (and one
+        # of its groups could wait for a slot until the process exits).
+        self.addCleanup(self.manager.actions.wait, self.ACTIONS_END_WITHIN)
+
+    #: Seconds a test's running actions are given to end after it.
+    ACTIONS_END_WITHIN = 5.0
 
 
 class ApiTestCase(ConductorTestCase):

@@ -22,6 +22,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import launcher
 from baremetal_orch.conductor import manager as manager_mod
 from baremetal_orch.conductor import rpcapi
 from baremetal_orch.db import migration
@@ -145,6 +146,9 @@ class Service:
         self.manager.init_host()
         rpcapi.set_local_manager(self.manager)
         self.context = orch_context.get_admin_context()
+        # As the service's launcher does once its services started: what
+        # was built to start is kept out of the collector's passes.
+        launcher.freeze_heap()
 
     def stop(self):
         self.manager.del_host(wait=False)
@@ -169,6 +173,18 @@ class Service:
             self.context, uuidutils.generate_uuid(), 'deploy_site',
             {'deployment_strategy': strategy_name})
         deadline = start + timeout
+        if action.uuid in self.manager.actions.running():
+            # Its flow runs in a thread of this process, which ends with
+            # the action: nothing polls the database meanwhile (a poll
+            # twenty times a second took 8 % of the interpreter's time
+            # from the service measured).
+            self.manager.actions.wait(timeout)
+            seconds = time.monotonic() - start
+            action = action_obj.Action.get(self.context, action.uuid)
+            if action.state in ('pending', 'running'):
+                raise RuntimeError('action did not end within %s s'
+                                   % timeout)
+            return action, seconds
         # Poll the state column alone: reading the whole action (its report
         # names every node) twenty times a second would take the
         # interpreter from the service measured.

@@ -75,7 +75,7 @@ STEPS = [
     ('baremetal_orch.conductor.node_work', 'NodeWork', '_add_group'),
 ] + [('baremetal_orch.db.api', None, name) for name in (
     'node_refs', 'list_tasks', 'create_task', 'create_tasks',
-    'update_task', 'start_tasks', 'ended_tasks', 'update_nodes',
+    'update_task', 'start_batch', 'ended_tasks', 'update_nodes',
     'release_nodes')]
 
 ATOMS = ('run_prepare', 'check_prepare', 'run_deploy', 'check_deploy')

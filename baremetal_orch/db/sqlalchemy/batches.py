@@ -58,6 +58,21 @@ def start_tasks(uuids, final_statuses):
             for uuid, status in previous.items()}
 
 
+def start_batch(items, host, final_statuses):
+    """:func:`start_tasks` and :func:`reserve_nodes` of a batch of node
+    work, in one transaction.
+
+    :param items: ``[(task uuid, node uuid)]``.
+    :returns: ``(previous, nodes)``: what :func:`start_tasks` answers, and
+        what :func:`reserve_nodes` answers of the nodes whose task has not
+        ended.
+    """
+    with api.writer():
+        previous = start_tasks([t for t, _n in items], final_statuses)
+        nodes = reserve_nodes([n for t, n in items if t in previous], host)
+    return previous, nodes
+
+
 def node_refs(uuids):
     """What sending nodes to their conductors needs of them: rows with
     ``uuid``, ``name``, ``conductor`` and ``shard`` (no tags, labels nor

@@ -29,6 +29,7 @@ reading every module's imports:
 
 import ast
 import os
+import re
 
 import fixtures
 
@@ -137,6 +138,14 @@ def status_literals(path):
 
 #: The provisioning driver's methods that move a node's provision state.
 PROVISION_CALLS = frozenset(['manage', 'provide', 'deploy', 'undeploy'])
+
+
+def outside_doc_references(path):
+    """Line numbers of ``path`` that point to a design document outside
+    the tree (``DESIGN``) instead of the docs in doc/source."""
+    with open(path) as f:
+        return [number for number, line in enumerate(f, 1)
+                if re.search(r'\bDESIGN\b', line)]
 
 
 def driver_call_sites(path):
@@ -281,6 +290,19 @@ class TestLayers(base.TestCase):
             found.extend('%s:%s' % (module, where)
                          for where in status_literals(path))
         self.assertEqual([], found)
+
+    def test_comments_point_to_the_docs_in_the_tree(self):
+        found = []
+        for module, path in sorted(self.modules.items()):
+            found.extend('%s:%d' % (module, number)
+                         for number in outside_doc_references(path))
+        self.assertEqual([], found)
+
+    def test_outside_doc_references_are_found(self):
+        path = self.sample('"""As DESIGN section 12 says."""\n'
+                           '# the design (doc/source/admin/steering.rst)\n'
+                           'DESIGNATED = 1\n')
+        self.assertEqual([1], outside_doc_references(path))
 
     def sample(self, text):
         """A module holding ``text``, for a rule that must catch it."""
