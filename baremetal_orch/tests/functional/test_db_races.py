@@ -47,7 +47,9 @@ ROUNDS = 8
 THREADS = 6
 
 
-class TestRowRaces(base.FunctionalTestCase):
+class ServerDatabaseTestCase(base.FunctionalTestCase):
+    """On MariaDB, then on PostgreSQL: a migrated throw-away database,
+    the objects registered and an admin context."""
 
     scenarios = [('mysql', {'backend': 'mysql'}),
                  ('postgresql', {'backend': 'postgresql'})]
@@ -56,6 +58,11 @@ class TestRowRaces(base.FunctionalTestCase):
         super().setUp()
         databases.use_database(self, self.backend)
         migration.upgrade()
+        objects.register_all()
+        self.context = context.get_admin_context()
+
+
+class TestRowRaces(ServerDatabaseTestCase):
 
     def race(self, calls):
         """Run the calls at once; the outcome of each: 'ok', the name of
@@ -125,21 +132,12 @@ class TestRowRaces(base.FunctionalTestCase):
                                              for i in range(THREADS)]}))
 
 
-class TestPatchRaces(base.FunctionalTestCase):
+class TestPatchRaces(ServerDatabaseTestCase):
     """Concurrent read-modify-writes (what a PATCH does) of one row: no
     update is lost, and of concurrent [test, replace] exactly one wins."""
 
-    scenarios = TestRowRaces.scenarios
-
     WRITERS = 16
     RACERS = 8
-
-    def setUp(self):
-        super().setUp()
-        databases.use_database(self, self.backend)
-        migration.upgrade()
-        objects.register_all()
-        self.context = context.get_admin_context()
 
     def patch(self, updating, patch, fields):
         """Apply a JSON patch to ``fields`` of the object that
@@ -233,23 +231,17 @@ class TestPatchRaces(base.FunctionalTestCase):
                          dbapi.get_service('cond-a').disabled_reason)
 
 
-class TestAdmissionRaces(base.FunctionalTestCase):
+class TestAdmissionRaces(ServerDatabaseTestCase):
     """An admission whose commit comes late (it has inserted its action,
     not yet committed it) while a second request on one of its nodes runs:
     the second sees the action and is refused, whatever the actions' ids
     (on a server database a lower id may commit after a higher one)."""
-
-    scenarios = TestRowRaces.scenarios
 
     #: How long the first admission's commit waits.
     DELAY = 1.5
 
     def setUp(self):
         super().setUp()
-        databases.use_database(self, self.backend)
-        migration.upgrade()
-        objects.register_all()
-        self.context = context.get_admin_context()
         self.nodes = [dbapi.create_node({
             'name': 'n%d' % i, 'driver': 'fake',
             'provision_state': 'active'}) for i in range(3)]
@@ -321,18 +313,11 @@ class TestAdmissionRaces(base.FunctionalTestCase):
         self.assertEqual('n1', dbapi.get_node('n1').name)
 
 
-class TestTotalPaging(base.FunctionalTestCase):
+class TestTotalPaging(ServerDatabaseTestCase):
     """Paging over rows whose sort value is null or equal (or equal but
     for case: MariaDB's collation) on real MariaDB and PostgreSQL, whose
     defaults order nulls differently: every row exactly once, both ways.
     """
-
-    scenarios = TestRowRaces.scenarios
-
-    def setUp(self):
-        super().setUp()
-        databases.use_database(self, self.backend)
-        migration.upgrade()
 
     def walk_both_ways(self, list_rows, sort_keys):
         """Every row exactly once with each sort key, both ways, pages of
