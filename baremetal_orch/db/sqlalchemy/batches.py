@@ -108,10 +108,14 @@ def reserve_nodes(uuids, host):
     if not uuids:
         return []
     with api.writer() as session:
+        # Locked in the order of their UUIDs, as an admission locks them
+        # (operations.admitting): two lockers of the same rows never wait
+        # for each other in a circle.
         free = [u for (u,) in session.execute(
             sa.select(models.Node.uuid)
             .where(models.Node.uuid.in_(uuids),
                    models.Node.reservation.is_(None))
+            .order_by(models.Node.uuid)
             .with_for_update())]
         if not free:
             return []
