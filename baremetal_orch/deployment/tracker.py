@@ -55,25 +55,25 @@ def _check_status(status):
 class NodeTracker:
     """Thread-safe status and claims of the nodes of one action."""
 
-    def __init__(self, all_node_names, statuses=None, names=None):
-        """Track ``all_node_names``, all ``not_started`` unless given.
+    def __init__(self, all_nodes, statuses=None, names=None):
+        """Track ``all_nodes``, all ``not_started`` unless given.
 
-        :param statuses: optional ``{name: status}`` initial statuses; names
-            it lists are tracked too.
+        :param statuses: optional ``{node: status}`` initial statuses; the
+            nodes it lists are tracked too.
         :param names: optional ``{node: name}``, the names shown.
         """
         self._names = dict(names or {})
         self._lock = threading.Lock()
-        self._status = dict.fromkeys(all_node_names, NOT_STARTED)
-        for name, status in (statuses or {}).items():
+        self._status = dict.fromkeys(all_nodes, NOT_STARTED)
+        for node, status in (statuses or {}).items():
             _check_status(status)
-            self._status[name] = status
+            self._status[node] = status
         self._claims = {}
         self._failed_after_prepare = set()
 
-    def _known(self, name):
-        if name not in self._status:
-            raise exception.NodeNotFound(node=name)
+    def _known(self, node):
+        if node not in self._status:
+            raise exception.NodeNotFound(node=node)
 
     def name_of(self, node):
         """The name ``node`` is shown by."""
@@ -87,77 +87,77 @@ class NodeTracker:
         """``nodes`` without duplicates, ordered by name."""
         return sorted(set(nodes), key=lambda n: (self.name_of(n), n))
 
-    def claim(self, group, names, valid_status):
-        """Claim for ``group`` the ``names`` it may handle now.
+    def claim(self, group, nodes, valid_status):
+        """Claim for ``group`` the ``nodes`` it may handle now.
 
-        :returns: the names (in the order given, without duplicates) whose
+        :returns: the nodes (in the order given, without duplicates) whose
             status is ``valid_status`` and that no other group claims; they
-            are now claimed by ``group``. Names this group already claims
+            are now claimed by ``group``. Nodes this group already claims
             are returned again, so a retried step gets the same nodes.
         """
         _check_status(valid_status)
         taken = []
         with self._lock:
-            for name in dict.fromkeys(names):
-                self._known(name)
-                if self._status[name] != valid_status:
+            for node in dict.fromkeys(nodes):
+                self._known(node)
+                if self._status[node] != valid_status:
                     continue
-                owner = self._claims.get(name)
+                owner = self._claims.get(node)
                 if owner is None or owner == group:
-                    self._claims[name] = group
-                    taken.append(name)
+                    self._claims[node] = group
+                    taken.append(node)
         return taken
 
-    def release(self, group, names=None):
-        """Release the claims ``group`` holds on ``names`` (None: all)."""
+    def release(self, group, nodes=None):
+        """Release the claims ``group`` holds on ``nodes`` (None: all)."""
         with self._lock:
-            if names is None:
-                names = list(self._claims)
-            for name in names:
-                if self._claims.get(name) == group:
-                    del self._claims[name]
+            if nodes is None:
+                nodes = list(self._claims)
+            for node in nodes:
+                if self._claims.get(node) == group:
+                    del self._claims[node]
 
     def claimed_by(self, group):
-        """Names claimed by ``group``, sorted."""
+        """The nodes claimed by ``group``, sorted."""
         with self._lock:
             return sorted(n for n, g in self._claims.items() if g == group)
 
-    def owner(self, name):
-        """The group claiming ``name``, or None."""
+    def owner(self, node):
+        """The group claiming ``node``, or None."""
         with self._lock:
-            self._known(name)
-            return self._claims.get(name)
+            self._known(node)
+            return self._claims.get(node)
 
     def claims(self):
-        """A copy of ``{name: group}`` for every claimed node."""
+        """A copy of ``{node: group}`` for every claimed node."""
         with self._lock:
             return dict(self._claims)
 
-    def mark(self, name, status):
-        """Set the status of ``name``."""
+    def mark(self, node, status):
+        """Set the status of ``node``."""
         _check_status(status)
         with self._lock:
-            self._known(name)
-            before = self._status[name]
-            self._status[name] = status
+            self._known(node)
+            before = self._status[node]
+            self._status[node] = status
             if status != FAILURE:
-                self._failed_after_prepare.discard(name)
+                self._failed_after_prepare.discard(node)
             elif before in (PREPARED, SUCCESS):
-                self._failed_after_prepare.add(name)
+                self._failed_after_prepare.add(node)
 
     def failed_after_prepare(self):
         """The ``failure`` nodes that had passed prepare, sorted."""
         with self._lock:
             return sorted(self._failed_after_prepare)
 
-    def status(self, name):
-        """The status of ``name``."""
+    def status(self, node):
+        """The status of ``node``."""
         with self._lock:
-            self._known(name)
-            return self._status[name]
+            self._known(node)
+            return self._status[node]
 
     def statuses(self):
-        """A copy of ``{name: status}`` for every node."""
+        """A copy of ``{node: status}`` for every node."""
         with self._lock:
             return dict(self._status)
 
@@ -175,10 +175,10 @@ class NodeTracker:
         """Rebuild a tracker from :meth:`to_dict` output and the names
         (``{node: name}``) it was given."""
         tracker = cls((), statuses=data.get('nodes') or {}, names=names)
-        for name, group in (data.get('claims') or {}).items():
-            tracker._known(name)
-            tracker._claims[name] = group
-        for name in data.get('failed_after_prepare') or ():
-            tracker._known(name)
-            tracker._failed_after_prepare.add(name)
+        for node, group in (data.get('claims') or {}).items():
+            tracker._known(node)
+            tracker._claims[node] = group
+        for node in data.get('failed_after_prepare') or ():
+            tracker._known(node)
+            tracker._failed_after_prepare.add(node)
         return tracker
