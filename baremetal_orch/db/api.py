@@ -54,7 +54,6 @@ steal_reservation = _inventory.steal_reservation
 clear_reservations = _inventory.clear_reservations
 
 # The node work of a group in batches (db/sqlalchemy/batches.py) -----------
-start_tasks = _batches.start_tasks
 start_batch = _batches.start_batch
 ended_tasks = _batches.ended_tasks
 node_refs = _batches.node_refs

@@ -244,14 +244,13 @@ class ActionEngines:
 
     def wait(self, timeout=None):
         """Wait for every running action (tests, benchmarks), at most
-        ``timeout`` seconds in all; True when none runs any more."""
+        ``timeout`` seconds in all."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             threads = list(self._threads.values())
         for thread in threads:
             thread.join(None if deadline is None
                         else max(0.0, deadline - time.monotonic()))
-        return not any(thread.is_alive() for thread in threads)
 
     def stop(self):
         """Stop claiming jobs. Running flows are resumed by the next

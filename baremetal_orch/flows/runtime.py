@@ -261,14 +261,12 @@ class SiteRuntime:
         """The task rows and ``group.finished`` events of ended groups
         (``report``: the site's report, with theirs)."""
         report = report['groups']
+        events = []
         for group in groups:
             entry = report[group]
             self._group_task(group, status=entry['status'],
                              reason=entry['reason'],
                              finished_at=timeutils.utcnow())
-        events = []
-        for group in groups:
-            entry = report[group]
             events.append({
                 'event_type': event_obj.GROUP_FINISHED,
                 'resource_uuid': self.group_tasks[group],
@@ -348,7 +346,7 @@ class SiteRuntime:
                 self._may_go_on(group)):
             return {}
         targets = self.site.prepare_targets(group)
-        self.checkpoint(also=lambda _report: self._group_started(group)
+        self.checkpoint(also=(lambda _report: self._group_started(group))
                         if first else None)
         notify.group(self.context, self.action, group, groups.PREPARE, 'start')
         return self._run_phase(group, groups.PREPARE, targets,
