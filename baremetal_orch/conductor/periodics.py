@@ -113,15 +113,15 @@ class Periodics:
         dbapi.heartbeat(self.manager.host)
 
     def take_over(self):
-        """Resume the actions of conductors whose heartbeat is stale."""
+        """Recover the nodes and resume the actions of conductors whose
+        heartbeat is stale; take the actions no conductor took."""
         timeout = CONF.conductor.heartbeat_timeout
         dead = self._dead_hosts()
-        if dead:
-            ctx = orch_context.get_admin_context()
-            for host in sorted(dead):
-                recovery.recover_host(ctx, host, self.manager.host,
-                                      heartbeat_timeout=timeout)
-            self.manager.actions.take_over(ctx, dead)
+        ctx = orch_context.get_admin_context()
+        for host in sorted(dead):
+            recovery.recover_host(ctx, host, self.manager.host,
+                                  heartbeat_timeout=timeout)
+        self.manager.actions.take_over(ctx, dead)
 
     def sweep_pending_actions(self):
         """Remove actions of this conductor left pending (see

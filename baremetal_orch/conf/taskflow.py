@@ -22,15 +22,17 @@ ZOOKEEPER = 'zookeeper_taskflow_driver'
 opts = [
     cfg.BoolOpt('jobboard_enabled', default=False,
                 help='Post every admitted action as a job on a taskflow '
-                     'jobboard, which conductors claim through taskflow\'s '
-                     'conductor machinery. The claim of a conductor that '
-                     'dies expires and another conductor claims the job, '
-                     'then resumes the action from its flow persisted in '
-                     'the database. When false, actions run on the '
-                     'conductor that admitted them and a live conductor '
-                     'takes over the actions of one whose heartbeat is '
-                     'stale through the database alone. Every conductor '
-                     'of a site must use the same setting.'),
+                     'jobboard instead of running it on the conductor that '
+                     'admitted it: every conductor takes jobs from the '
+                     'board (at most [conductor]workers actions running on '
+                     'it), claims the action in the database and runs it. '
+                     'Who runs an action is decided in the database in '
+                     'both modes: a live conductor takes over the actions '
+                     'of one whose heartbeat is older than '
+                     '[conductor]heartbeat_timeout, and an action that no '
+                     'conductor took for that long (its job was lost with '
+                     'the backend\'s data). Every conductor of a site must '
+                     'use the same setting.'),
     cfg.StrOpt('jobboard_backend_driver', default=REDIS,
                choices=[(REDIS, 'Redis (the redis Python package)'),
                         (ZOOKEEPER, 'ZooKeeper (the kazoo Python package)')],
@@ -53,22 +55,19 @@ opts = [
                help='Name of the jobboard. Conductors that share actions '
                     'use the same name (and namespace).'),
     cfg.IntOpt('jobboard_expiration_time', default=30, min=2,
-               help='Seconds a conductor\'s claim on a job lives without '
-                    'being renewed (Redis). A running conductor renews its '
-                    'claims every third of this time; when it dies, '
-                    'another conductor claims the job once the claim '
-                    'expired and, as soon as the dead conductor\'s '
-                    'heartbeat is also older than '
-                    '[conductor]heartbeat_timeout, resumes the action. '
+               help='Seconds a conductor\'s claim on a job lives (Redis): '
+                    'a conductor holds a claim only from taking a job to '
+                    'consuming it, so this bounds how long the job of a '
+                    'conductor that died in between stays unclaimable. '
                     'With ZooKeeper a claim ends with the dead '
-                    'conductor\'s session instead.'),
+                    'conductor\'s session, whose timeout this is.'),
     cfg.FloatOpt('jobboard_wait_timeout', default=1.0, min=0.1,
                  help='Seconds a conductor waits between two looks at the '
                       'jobboard when it found no job to claim.'),
     cfg.BoolOpt('jobboard_save_logbook', default=False,
                 help='Keep the logbook and flow detail of an action in '
-                     'the database once its job is consumed (for '
-                     'debugging); by default they are deleted.'),
+                     'the database once the action ended (for debugging); '
+                     'by default they are deleted.'),
 ]
 
 

@@ -99,6 +99,7 @@ get_action = _operations.get_action
 update_action = _operations.update_action
 list_actions = _operations.list_actions
 list_active_actions = _operations.list_active_actions
+list_actions_to_take = _operations.list_actions_to_take
 active_actions_mentioning = _operations.active_actions_mentioning
 claim_action = _operations.claim_action
 steering_of = _operations.steering_of

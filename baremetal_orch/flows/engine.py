@@ -29,10 +29,12 @@ Each kind of action is a module of this package with the same parts
 
 Flows are persisted in the service database (taskflow's SQL backend): a
 conductor that dies mid-action is resumed by another, which claims the
-action once the dead one's heartbeat is stale. With
+action once the dead one's heartbeat is stale. That database claim
+(``actions.conductor``) is the one claim of every mode. With
 ``[taskflow]jobboard_enabled`` an admitted action is posted as a job on
-the jobboard instead (:mod:`.jobboard`): the conductor that claims the job
-runs or resumes it, under the same database claim.
+the jobboard instead of running where it was admitted (:mod:`.jobboard`):
+the conductor that takes the job claims the action in the database and
+runs it.
 """
 
 import contextlib
@@ -43,6 +45,7 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
 from taskflow import engines
+from taskflow import exceptions as tf_exc
 from taskflow.patterns import linear_flow
 from taskflow.persistence import models as tf_models
 
@@ -92,35 +95,31 @@ class ActionEngines:
         self._lock = threading.Lock()
         self._board = None
         self._board_lock = threading.Lock()
-        self._conductor = None
         self._stopped = threading.Event()
 
     # Starting, resuming, taking over ---------------------------------------
 
     def start(self, context, action, site=None):
-        """Run a pending action.
+        """Run a pending action here; with a jobboard, post it as a job
+        instead, for the conductor that takes it (CoordinationUnavailable,
+        and no action, when the jobboard's backend cannot be reached).
 
         :param site: the action's SiteDeployment when admission built it
             in this process (its strategy is then not parsed again).
-
-        With a jobboard the action is posted as a job instead, for the
-        conductor that claims it (CoordinationUnavailable, and no action,
-        when the jobboard's backend cannot be reached).
         """
         if jobboard.enabled():
             self._post(action)
             return
         self._start(context, action, site=site)
 
-    def _start(self, context, action, site=None, book=None):
+    def _start(self, context, action, site=None):
         kind = KINDS[action.name]
         runtime = kind.begin(context, action, self.host, self.dispatcher,
                              site=site)
         executor = kind.executor(runtime)
         engine = engines.load_from_factory(
             kind.flow_factory, factory_args=kind.factory_args(runtime),
-            backend=dbapi.taskflow_backend(),
-            book=book or tf_models.LogBook(action.uuid, uuid=action.uuid),
+            backend=dbapi.taskflow_backend(), book=_logbook(action.uuid),
             engine='parallel', executor=executor)
         return self._launch(kind, runtime, engine, executor)
 
@@ -139,47 +138,48 @@ class ActionEngines:
         return self._launch(kind, runtime, engine, executor)
 
     def resume_own(self, context):
-        """Resume the actions this host ran when it stopped.
-
-        With a jobboard, start claiming jobs instead: this host's own
-        actions are among them once its previous claims expired.
-        """
+        """Resume the actions this host ran when it stopped; with a
+        jobboard, also start taking the jobs posted on it."""
         if jobboard.enabled():
-            self._start_conductor()
-            return
+            threading.Thread(target=self._take_jobs, daemon=True,
+                             name='jobboard-taker').start()
         for action in action_obj.Action.list(
                 context, filters={'conductor': self.host,
                                   'state': list(action_obj.ACTIVE_STATES)}):
             self._resume_or_start(context, action)
 
     def take_over(self, context, dead_hosts):
-        """Claim and resume the actions of conductors that died.
-
-        With a jobboard their jobs are claimed through it; an action left
-        without a job (its conductor died before posting it, or the
-        backend lost it) is posted again.
-        """
-        if jobboard.enabled():
-            self._repost_orphans(context, dead_hosts)
-            return
-        for action in action_obj.Action.list(
-                context, filters={'state': list(action_obj.ACTIVE_STATES)}):
-            if action.conductor not in dead_hosts:
-                continue
-            if dbapi.claim_action(
-                    action.uuid, action.conductor, self.host,
-                    heartbeat_timeout=CONF.conductor.heartbeat_timeout):
-                LOG.warning('Taking over action %s of dead conductor %s',
-                            action.uuid, action.conductor)
-                event_obj.Event.record(
-                    event_obj.ACTION_TAKEN_OVER, resource_uuid=action.uuid,
-                    action_uuid=action.uuid,
-                    message='conductor %s took over from dead conductor %s'
-                    % (self.host, action.conductor),
-                    details={'from': action.conductor, 'to': self.host})
-                action.conductor = self.host
-                action.obj_reset_changes(['conductor'])
+        """Claim and resume the actions of conductors that died, and the
+        actions no conductor took for [conductor]heartbeat_timeout seconds
+        (their job was lost with the jobboard's backend, or their
+        admitting conductor died before posting it)."""
+        for action in action_obj.Action.list_to_take(
+                context, dead_hosts, CONF.conductor.heartbeat_timeout):
+            if self._claim(context, action):
                 self._resume_or_start(context, action)
+
+    def _claim(self, context, action):
+        """Make this conductor the action's, in the database: an action
+        nobody holds, or one whose conductor's heartbeat is stale (checked
+        in the same UPDATE, so one conductor wins and a conductor that came
+        back keeps its work)."""
+        previous = action.conductor
+        if not dbapi.claim_action(
+                action.uuid, previous, self.host,
+                heartbeat_timeout=CONF.conductor.heartbeat_timeout):
+            return False
+        if previous is not None:
+            LOG.warning('Taking over action %s of dead conductor %s',
+                        action.uuid, previous)
+            event_obj.Event.record(
+                event_obj.ACTION_TAKEN_OVER, resource_uuid=action.uuid,
+                action_uuid=action.uuid,
+                message='conductor %s took over from dead conductor %s'
+                % (self.host, previous),
+                details={'from': previous, 'to': self.host})
+        action.conductor = self.host
+        action.obj_reset_changes(['conductor'])
+        return True
 
     def _resume_or_start(self, context, action):
         with self._lock:
@@ -187,7 +187,7 @@ class ActionEngines:
                 return
         try:
             if action.state == action_obj.PENDING:
-                self.start(context, action)
+                self._start(context, action)
             else:
                 self.resume(context, action)
         except Exception as e:
@@ -233,6 +233,9 @@ class ActionEngines:
                 executor.shutdown(wait=False)
                 try:
                     kind.finish(runtime, error)
+                    if jobboard.enabled():
+                        jobboard.forget(dbapi.taskflow_backend(),
+                                        runtime.action_uuid)
                 finally:
                     with self._lock:
                         self._threads.pop(runtime.action_uuid, None)
@@ -253,11 +256,9 @@ class ActionEngines:
                         else max(0.0, deadline - time.monotonic()))
 
     def stop(self):
-        """Stop claiming jobs. Running flows are resumed by the next
+        """Stop taking jobs. Running flows are resumed by the next
         conductor; nothing to undo."""
         self._stopped.set()
-        if self._conductor is not None:
-            self._conductor.stop()
 
     # The jobboard --------------------------------------------------------
 
@@ -272,7 +273,7 @@ class ActionEngines:
             return self._board
 
     def _post(self, action):
-        # Whoever claims the job will run it: the action has no conductor
+        # Whoever takes the job will run it: the action has no conductor
         # until then. What admission resolved is in the action's snapshot.
         dbapi.claim_action(action.uuid, action.conductor, None)
         action.conductor = None
@@ -285,143 +286,40 @@ class ActionEngines:
         LOG.info('Action %s posted on the jobboard %s', action.uuid,
                  jobboard.backend_name())
 
-    def _start_conductor(self):
-        for name, target in (('jobboard-conductor', self._conduct),
-                             ('jobboard-orphans', self._watch_orphans)):
-            threading.Thread(target=target, daemon=True, name=name).start()
-
-    def _watch_orphans(self):
-        """Post again, every [conductor]heartbeat_timeout, the active
-        actions that have no job (a backend that lost its data, an
-        admitting conductor that died before posting)."""
-        timeout = CONF.conductor.heartbeat_timeout
-        while not self._stopped.wait(timeout):
+    def _take_jobs(self):
+        """Take the jobs of the board until stopped, at most
+        [conductor]workers actions running here at once."""
+        while not self._stopped.wait(CONF.taskflow.jobboard_wait_timeout):
             try:
-                dead = {s.host for s in dbapi.list_services()
-                        if not dbapi.is_alive(s, timeout)}
-                self._repost_orphans(orch_context.get_admin_context(), dead)
-            except Exception as e:
-                LOG.warning('Looking for actions without a job failed: %s',
-                            e)
-
-    def _conduct(self):
-        """Claim jobs until stopped; reconnect when the backend fails."""
-        while not self._stopped.is_set():
-            try:
-                self._conductor = jobboard.ActionConductor(
-                    jobboard.claimant(self.host), self.board(),
-                    self.run_job)
-                if self._stopped.is_set():
-                    return
-                self._conductor.run()
+                self.board().take(self.host, self.take_job, self._may_take)
             except Exception as e:
                 LOG.error('Jobboard %s: %s; trying again',
                           jobboard.backend_name(), e)
-            self._stopped.wait(CONF.taskflow.jobboard_wait_timeout)
 
-    def run_job(self, job):
-        """Run the action of a job this conductor claimed; returns what
-        to do with the job (:data:`jobboard.FINISHED` ...)."""
-        uuid = (job.details or {}).get('action_uuid')
+    def _may_take(self):
+        return (not self._stopped.is_set() and
+                len(self.running()) < CONF.conductor.workers)
+
+    def take_job(self, action_uuid):
+        """Run the action of a job taken from the board, unless a
+        conductor holds it already (it ended, or another took it: the
+        periodic take-over of an action whose job was lost)."""
         context = orch_context.get_admin_context()
         try:
-            action = action_obj.Action.get(context, uuid)
+            action = action_obj.Action.get(context, action_uuid)
         except exception.ActionNotFound:
-            return jobboard.FINISHED
-        if action.state not in action_obj.ACTIVE_STATES:
-            return jobboard.FINISHED
-        if uuid in self.running():
-            return jobboard.DUPLICATE
-        if not self._claim(context, action):
-            if self._has_other_job(job, action):
-                return jobboard.DUPLICATE
-            # Its conductor is alive: try again later.
-            self._stopped.wait(CONF.taskflow.jobboard_wait_timeout)
-            return jobboard.RETRY
-        try:
-            if action.state == action_obj.PENDING:
-                with contextlib.closing(
-                        dbapi.taskflow_backend().get_connection()) as conn:
-                    book = conn.get_logbook(uuid)
-                thread = self._start(context, action, book=book)
-            else:
-                thread = self.resume(context, action)
-        except Exception as e:
-            LOG.exception('Could not run action %s', uuid)
-            self.fail(context, uuid, str(e))
-            return jobboard.FINISHED
-        thread.join()
-        return jobboard.FINISHED
-
-    def _claim(self, context, action):
-        """Make this conductor the action's, in the database: a job whose
-        claim expired is taken only from a conductor that is gone."""
-        previous = action.conductor
-        if previous in (None, self.host):
-            claimed = dbapi.claim_action(action.uuid, previous, self.host)
-        else:
-            claimed = dbapi.claim_action(
-                action.uuid, previous, self.host,
-                heartbeat_timeout=CONF.conductor.heartbeat_timeout)
-            if claimed:
-                LOG.warning('Taking over action %s of dead conductor %s '
-                            'from the jobboard', action.uuid, previous)
-                event_obj.Event.record(
-                    event_obj.ACTION_TAKEN_OVER, resource_uuid=action.uuid,
-                    action_uuid=action.uuid,
-                    message='conductor %s took over from dead conductor %s'
-                    % (self.host, previous),
-                    details={'from': previous, 'to': self.host})
-        if claimed:
-            action.conductor = self.host
-            action.obj_reset_changes(['conductor'])
-        return claimed
-
-    def _has_other_job(self, job, action):
-        """Whether the owner of ``action`` holds another job of it."""
-        try:
-            jobs = self.board().jobs().get(action.uuid, [])
-        except Exception:
-            return False
-        return any(other.uuid != job.uuid and
-                   jobboard.host_of(owner) == action.conductor
-                   for other, owner in jobs)
-
-    def _repost_orphans(self, context, dead_hosts):
-        try:
-            posted = self.board().jobs()
-        except Exception as e:
-            LOG.warning('Cannot list the jobs of %s: %s',
-                        jobboard.backend_name(), e)
             return
-        running = self.running()
-        for action in action_obj.Action.list(
-                context, filters={'state': list(action_obj.ACTIVE_STATES)}):
-            if action.uuid in posted or action.uuid in running:
-                continue
-            if action.conductor is None:
-                if not timeutils.is_older_than(
-                        action.created_at,
-                        CONF.conductor.heartbeat_timeout):
-                    continue
-            elif action.conductor not in dead_hosts:
-                continue
-            LOG.warning('Action %s of conductor %s has no job on %s: '
-                        'posting it again', action.uuid, action.conductor,
-                        jobboard.backend_name())
-            try:
-                self.board().post(action.uuid, book=self._book(action.uuid))
-            except Exception as e:
-                LOG.warning('Could not post action %s again: %s',
-                            action.uuid, e)
+        if (action.state in action_obj.ACTIVE_STATES and
+                action.conductor is None and self._claim(context, action)):
+            self._resume_or_start(context, action)
 
-    @staticmethod
-    def _book(uuid):
-        with contextlib.closing(
-                dbapi.taskflow_backend().get_connection()) as conn:
-            try:
-                return conn.get_logbook(uuid)
-            except Exception:
-                book = tf_models.LogBook('action-%s' % uuid, uuid=uuid)
-                conn.save_logbook(book)
-                return book
+
+def _logbook(uuid):
+    """An action's logbook: the one its job was posted with, else a new
+    one."""
+    with contextlib.closing(
+            dbapi.taskflow_backend().get_connection()) as conn:
+        try:
+            return conn.get_logbook(uuid)
+        except tf_exc.NotFound:
+            return tf_models.LogBook(uuid, uuid=uuid)

@@ -11,6 +11,10 @@
 #    under the License.
 """The Action object: a deploy_site, update_site or update_labels run."""
 
+import datetime
+
+from oslo_utils import timeutils
+
 from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
@@ -94,6 +98,14 @@ class Action(base.BaremetalOrchObject):
              sort_key=None, sort_dir=None):
         return cls._from_db_object_list(context, dbapi.list_actions(
             filters, limit, marker, sort_key, sort_dir))
+
+    @classmethod
+    def list_to_take(cls, context, dead_hosts, unheld_for):
+        """The active actions of the conductors ``dead_hosts``, and those
+        no conductor held for ``unheld_for`` seconds."""
+        return cls._from_db_object_list(context, dbapi.list_actions_to_take(
+            dead_hosts, timeutils.utcnow() - datetime.timedelta(
+                seconds=unheld_for)))
 
     def create(self, context=None):
         self._from_db_object(context or self._context, self,

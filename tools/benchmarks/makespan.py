@@ -151,6 +151,9 @@ def run(nodes_total, unit, parallel, connection=None, deployment='aio'):
 def build_parser():
     parser = argparse.ArgumentParser()
     parser.add_argument('--quick', action='store_true')
+    parser.add_argument('--nodes', type=int,
+                        help='nodes over the 20 groups (default 2,000; '
+                             '100 with --quick)')
     parser.add_argument('--mode', choices=['serial', 'parallel'],
                         required=True)
     harness.add_deployment_args(
@@ -161,6 +164,7 @@ def build_parser():
 def main(argv=None):
     args = build_parser().parse_args(argv)
     nodes, unit = sizes(args.quick)
+    nodes = args.nodes or nodes
     seconds, limit, extra = run(nodes, unit, args.mode == 'parallel',
                                 args.connection, args.deployment)
     database = harness.database_name(args.connection)

@@ -155,6 +155,21 @@ def list_actions(filters=None, limit=None, marker=None, sort_key=None,
                             sort_key, sort_dir)
 
 
+def list_actions_to_take(dead_hosts, unheld_since):
+    """The active actions a live conductor may claim: those of the
+    conductors ``dead_hosts``, and those no conductor held since before
+    ``unheld_since``."""
+    unheld = sa.and_(
+        models.Action.conductor.is_(None),
+        sa.func.coalesce(models.Action.updated_at,
+                         models.Action.created_at) < unheld_since)
+    with api.reader() as session:
+        return session.query(models.Action).filter(
+            models.Action.state.in_(ACTIVE_ACTION_STATES),
+            sa.or_(models.Action.conductor.in_(sorted(dead_hosts)),
+                   unheld)).order_by(models.Action.id).all()
+
+
 def claim_action(uuid, expected_conductor, host, heartbeat_timeout=None):
     """Make ``host`` the conductor of an action, only if it still belongs
     to ``expected_conductor`` (take-over without a race).

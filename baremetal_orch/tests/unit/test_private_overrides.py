@@ -28,12 +28,10 @@ import os
 import re
 import threading
 import types
-from unittest import mock
 
 from pecan import compat as pecan_compat
 from pecan import core as pecan_core
 from pecan import util as pecan_util
-from taskflow.conductors.backends import impl_executor
 from taskflow.persistence.backends import impl_sqlalchemy
 from waitress import channel as w_channel
 from waitress import parser as w_parser
@@ -50,8 +48,7 @@ UPPER_CONSTRAINTS = os.path.join(REPO, 'upper-constraints.txt')
 #: distribution: (the release the overrides were read against, the
 #: modules holding them).
 CHECKED = {
-    'taskflow': ('6.5.0', ('baremetal_orch/db/sqlalchemy/taskflow_store.py',
-                           'baremetal_orch/flows/jobboard.py')),
+    'taskflow': ('6.5.0', ('baremetal_orch/db/sqlalchemy/taskflow_store.py',)),
     'pecan': ('1.8.0', ('baremetal_orch/api/app.py',)),
     'waitress': ('3.0.2', ('baremetal_orch/api/wsgi_server.py',
                            'baremetal_orch/api/http_strict.py')),
@@ -65,8 +62,6 @@ SIGNATURES = [
      '(self, conn, fd, e_fd)', 'taskflow_store.Connection'),
     ('taskflow', impl_sqlalchemy.Connection, '__init__',
      '(self, backend, upgrade_lock)', 'taskflow_store.Backend'),
-    ('taskflow', impl_executor.ExecutorConductor, '_dispatch_job',
-     '(self, job)', 'jobboard.ActionConductor'),
     ('pecan', pecan_core.Pecan, 'get_args',
      '(self, state, all_params, remainder, argspec, im_self)', 'app.Pecan'),
     ('waitress', w_task.ErrorTask, 'execute', '(self)',
@@ -156,35 +151,6 @@ class TestOverriddenMembers(base.TestCase):
             types.SimpleNamespace(engine=None), threading.Lock())
         self.assertIn('atomdetails', dir(conn._tables),
                       recheck('taskflow'))
-
-    def test_taskflow_conductor_dispatches_through_dispatch_job(self):
-        # ActionConductor relies on the conductor running _dispatch_job
-        # for each claimed job and on the notifications after it.
-        source = inspect.getsource(impl_executor.ExecutorConductor)
-        self.assertIn('executor.submit(self._dispatch_job, job)', source,
-                      recheck('taskflow'))
-        for event in ('job_consumed', 'job_abandoned'):
-            self.assertIn(event,
-                          impl_executor.ExecutorConductor.EVENTS_EMITTED)
-
-    def test_taskflow_redis_find_owner_fails_on_an_unclaimed_job(self):
-        # jobboard.Board.owner catches this TypeError: when it stops,
-        # remove the except there.
-        try:
-            from taskflow.jobs.backends import impl_redis
-        except ImportError:
-            self.skipTest('redis (the [redis] extra) is not installed')
-        client = mock.Mock()
-        client.get.return_value = None
-        board = impl_redis.RedisJobBoard('pin', {}, client=client)
-        job = mock.Mock(key=b'job')
-        try:
-            owner = board.find_owner(job)
-        except TypeError:
-            return
-        self.fail("taskflow's RedisJobBoard.find_owner answers %r for an "
-                  'unclaimed job now: remove the "except TypeError" of '
-                  'baremetal_orch.flows.jobboard.Board.owner' % owner)
 
     def test_pecan_reads_argspecs_through_util_getargspec(self):
         # app._argspec replaces pecan.util._getargspec, which pecan's

@@ -22,8 +22,8 @@ that no node was prepared or deployed twice.
 With ``BAREMETAL_ORCH_DRILL_JOBBOARD=redis`` (or ``zookeeper``) the split
 deployment posts its actions on a taskflow jobboard of its own
 (``[taskflow]``, the ``Jobboard`` fixture of
-:mod:`baremetal_orch_testing.fixtures.jobboard`)
-instead of the database-only claim; the figures name the mode.
+:mod:`baremetal_orch_testing.fixtures.jobboard`), from which the
+conductors take them; the figures name the mode.
 
 Expensive drills set ``expensive = True``: they are skipped unless
 ``BAREMETAL_ORCH_DRILLS=1`` (``tox -e drills``). Random choices come from
@@ -270,7 +270,7 @@ class DrillTestCase(base.FunctionalTestCase):
 
     def owner(self, action, timeout=60):
         """The conductor of ``action`` (a document): with a jobboard, the
-        one that claims its job (waited for)."""
+        one that takes its job (waited for)."""
         if action.get('conductor'):
             return action['conductor']
         return self.client.wait_for(lambda: self.client.get(

@@ -159,6 +159,6 @@ class SteeringDrill(base.DrillTestCase):
 
     def takeover_line(self, uuid, after):
         """Seconds from ``after`` to the first "Taking over action" log
-        line of ``uuid``, or None (a jobboard claim logs no such line)."""
+        line of ``uuid``, or None (none was logged)."""
         lines = self.log_lines('Taking over action %s' % uuid)
         return rounded(lines[0][0] - after) if lines else None

@@ -23,9 +23,10 @@ same host name, which then resumes its own work (or loses the race to the
 survivor: both paths are valid). Each trial must end with the reference's
 report, no node provided or deployed twice (completed driver calls), every
 node ``active``. Figures: per-trial take-over times and durations.
-With ``BAREMETAL_ORCH_DRILL_JOBBOARD=redis`` the actions go through a
-taskflow jobboard (the survivor claims the job once the dead conductor's
-claim expired).
+With ``BAREMETAL_ORCH_DRILL_JOBBOARD=redis`` (or ``zookeeper``) the
+actions are handed out through a taskflow jobboard; the take-over is the
+database's in every mode (the survivor claims the action once the dead
+conductor's heartbeat is stale).
 """
 
 import os

@@ -353,8 +353,8 @@ class TestConsoleRestore(ManagerTestCase):
 
 class TestActionWhoseConductorDied(ManagerTestCase):
     """A pending action whose admitting conductor died before it started
-    it (a conductor taking it over, or a job the jobboard's orphan watch
-    posted again) runs on the snapshot admission stored in the same row:
+    it (a conductor taking it over, or one that took its job from the
+    jobboard) runs on the snapshot admission stored in the same row:
     its selectors are never resolved again."""
 
     def test_it_runs_on_its_snapshot(self):

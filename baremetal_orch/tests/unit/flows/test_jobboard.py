@@ -22,7 +22,6 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
-from taskflow import exceptions as tf_exc
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
@@ -178,15 +177,14 @@ class TestJobboard(JobboardTestCase):
         self.assertEqual(('complete', 'success', 'test-conductor'),
                          (done.state, done.result, done.conductor))
         self.assertEqual(['g1', 'g2'], done.report['order'])
-        # The job is consumed, its logbook removed.
-        board = self.board()
-        self.wait_for(lambda: board.jobs() == {})
+        # The job was consumed when the action was taken; the logbook
+        # goes once the action ended.
+        self.assertEqual([], self.jobs())
 
         def logbooks():
             with contextlib.closing(
                     dbapi.taskflow_backend().get_connection()) as conn:
                 return [b.uuid for b in conn.get_logbooks()]
-        # Removed right after the job is consumed.
         self.wait_for(lambda: action.uuid not in logbooks(), timeout=10)
 
     def test_backend_down_refuses_the_action_and_leaves_nothing(self):
@@ -208,100 +206,108 @@ class TestJobboard(JobboardTestCase):
         self.assertIn('redis://127.0.0.1:%d' % closed_port, str(error))
         self.assertEqual([], dbapi.list_actions())
 
-    def _running_action(self, conductor):
-        """A pending action of ``conductor`` as its admission left it
-        (run_job starts it only if it takes it)."""
+    def jobs(self):
+        """The uuids of the actions whose jobs are on the board."""
+        board = self.board()
+        return [jobboard.action_of(job)
+                for job in board.board.iterjobs(ensure_fresh=True)]
+
+    def _pending_action(self, conductor):
+        """A pending action of ``conductor`` as its admission left it."""
         return admission.admit(self.ctx, uuidutils.generate_uuid(),
                                'deploy_site', {'deployment_strategy': 'jb'},
                                conductor).action
 
-    def test_job_of_a_live_conductor_is_left_to_it(self):
+    def test_job_of_an_action_a_conductor_holds_is_consumed_and_left(self):
+        # The database's claim decides: a job whose action a live
+        # conductor holds is done with, the action left to its conductor.
         self.nodes()
         dbapi.register_service('other')
-        action = self._running_action('other')
+        action = self._pending_action('other')
         m = self.start_manager()
         m.actions.stop()
         board = self.board()
-        job = board.post(action.uuid)
-        self.assertEqual(jobboard.RETRY, m.actions.run_job(job))
-        self.assertEqual('other', dbapi.get_action(action.uuid).conductor)
-        # The other conductor holds a job of its own for it: this one is
-        # a duplicate.
-        own = board.post(action.uuid)
-        board.claim(own, jobboard.claimant('other'))
-        self.assertEqual(jobboard.DUPLICATE, m.actions.run_job(job))
+        board.post(action.uuid)
+        taken = []
 
-    def test_job_of_a_dead_conductor_is_taken_over(self):
-        self.nodes()
-        dbapi.register_service('dead')
-        dbapi.update_service('dead', {
-            'last_seen_at': timeutils.utcnow() - datetime.timedelta(
-                minutes=5)})
-        action = self._running_action('dead')
-        m = self.start_manager()
-        m.actions.stop()
-        job = self.board().post(action.uuid)
-        self.assertEqual(jobboard.FINISHED, m.actions.run_job(job))
-        done = dbapi.get_action(action.uuid)
-        self.assertEqual(('complete', 'test-conductor'),
-                         (done.state, done.conductor))
-        events = [e.event_type for e in dbapi.list_events(
-            {'action_uuid': action.uuid})]
-        self.assertIn(event_obj.ACTION_TAKEN_OVER, events)
+        def take(uuid):
+            taken.append(uuid)
+            m.actions.take_job(uuid)
+        self.assertEqual(1, board.take('test-conductor', take,
+                                       lambda: True))
+        self.assertEqual([action.uuid], taken)
+        self.assertEqual([], self.jobs())
+        self.assertEqual(('other', 'pending'),
+                         (dbapi.get_action(action.uuid).conductor,
+                          dbapi.get_action(action.uuid).state))
+        self.assertEqual(set(), m.actions.running())
 
-    def test_restarted_conductor_does_not_renew_its_old_claims(self):
-        # Redis renews the claim of an owner that claims again: a
-        # conductor restarted under the same host name claims under
-        # another name, so its previous claims expire.
-        first, second = (jobboard.claimant('test-conductor')
-                         for _i in range(2))
-        self.assertNotEqual(first, second)
-        self.assertEqual('test-conductor', jobboard.host_of(second))
-        self.config(group='taskflow', jobboard_expiration_time=2)
-        board = self.board()
-        job = board.post(uuidutils.generate_uuid())
-        board.claim(job, first)
-        self.assertRaises(tf_exc.UnclaimableJob, board.claim, job, second)
-        board.release(job)
-        self.wait_for(lambda: board.owner(job) is None, timeout=10)
-        board.claim(job, second)
-        self.assertEqual(second, board.owner(job))
-
-    def test_finished_action_job_is_consumed(self):
+    def test_job_of_an_ended_action_is_consumed(self):
         action = dbapi.create_action({
             'name': 'deploy_site', 'state': 'complete',
             'parameters': {}})
         m = self.start_manager()
         m.actions.stop()
-        job = self.board().post(action.uuid)
-        self.assertEqual(jobboard.FINISHED, m.actions.run_job(job))
+        board = self.board()
+        board.post(action.uuid)
+        self.assertEqual(1, board.take('test-conductor', m.actions.take_job,
+                                       lambda: True))
+        self.assertEqual([], self.jobs())
+        self.assertIsNone(dbapi.get_action(action.uuid).conductor)
 
-    def test_orphan_of_a_dead_conductor_is_posted_again(self):
+    def test_no_job_is_taken_past_the_limit(self):
+        action = dbapi.create_action({
+            'name': 'deploy_site', 'state': 'complete',
+            'parameters': {}})
+        board = self.board()
+        board.post(action.uuid)
+        self.assertEqual(0, board.take('test-conductor', self.fail,
+                                       lambda: False))
+        self.assertEqual([action.uuid], self.jobs())
+
+    def test_action_of_a_dead_conductor_is_taken_over_in_the_database(self):
         self.nodes()
-        action = self._running_action('dead')
+        dbapi.register_service('dead')
+        dbapi.update_service('dead', {
+            'last_seen_at': timeutils.utcnow() - datetime.timedelta(
+                minutes=5)})
+        action = self._pending_action('dead')
         m = self.start_manager()
         m.actions.stop()
-        board = self.board()
-        self.assertEqual({}, board.jobs())
         m.actions.take_over(self.ctx, {'dead'})
-        self.assertEqual([action.uuid], list(board.jobs()))
-        # Posted once: its job is on the board now.
-        m.actions.take_over(self.ctx, {'dead'})
-        self.assertEqual(1, len(board.jobs()[action.uuid]))
+        done = self.wait_for(self.finished(action.uuid))
+        self.assertEqual(('complete', 'test-conductor'),
+                         (done.state, done.conductor))
+        events = [e.event_type for e in dbapi.list_events(
+            {'action_uuid': action.uuid})]
+        self.assertIn(event_obj.ACTION_TAKEN_OVER, events)
+        # Not through the board: nothing was posted.
+        self.assertEqual([], self.jobs())
 
-    def test_unclaimed_action_whose_job_was_lost_is_posted_again(self):
+    def test_action_of_a_live_conductor_is_left_to_it(self):
+        self.nodes()
+        dbapi.register_service('other')
+        action = self._pending_action('other')
+        m = self.start_manager()
+        m.actions.stop()
+        m.actions.take_over(self.ctx, {'other'})
+        self.assertEqual('other', dbapi.get_action(action.uuid).conductor)
+        self.assertEqual(set(), m.actions.running())
+
+    def test_action_nobody_took_is_taken_after_the_heartbeat_timeout(self):
         # A backend that lost its data (Redis restarted without
-        # persistence) lost the job of an action no conductor claimed yet.
+        # persistence) lost the job of an action no conductor took yet.
         self.nodes()
-        action = self._running_action(None)
+        action = self._pending_action(None)
         m = self.start_manager()
         m.actions.stop()
-        board = self.board()
-        # Just admitted: its job may be on its way.
+        # Just posted: its job may be on its way.
         m.actions.take_over(self.ctx, set())
-        self.assertEqual({}, board.jobs())
+        self.assertIsNone(dbapi.get_action(action.uuid).conductor)
         dbapi.update_action(action.uuid, {
-            'created_at': timeutils.utcnow() - datetime.timedelta(
+            'updated_at': timeutils.utcnow() - datetime.timedelta(
                 minutes=5)})
         m.actions.take_over(self.ctx, set())
-        self.assertEqual([action.uuid], list(board.jobs()))
+        done = self.wait_for(self.finished(action.uuid))
+        self.assertEqual(('complete', 'test-conductor'),
+                         (done.state, done.conductor))
