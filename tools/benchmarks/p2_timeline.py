@@ -28,7 +28,7 @@ process, no code of the service changes. Then one JSON line:
   another (``list_tasks`` by ``_phase_task``) counts in both.
 
 ``python -m tools.benchmarks.p2_timeline [--mode serial|parallel]
-[--connection URL] [--quick]``
+[--connection URL] [--nodes N] [--quick]``
 """
 
 import argparse
@@ -172,12 +172,15 @@ def summarise(spans, groups, depends, phase_seconds):
 def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument('--quick', action='store_true')
+    parser.add_argument('--nodes', type=int,
+                        help='nodes over the 20 groups (default 2,000)')
     parser.add_argument('--mode', choices=['serial', 'parallel'],
                         default='parallel')
     parser.add_argument(
         '--connection', default=os.environ.get(harness.CONNECTION_ENV))
     args = parser.parse_args(argv)
     nodes, unit = makespan.sizes(args.quick)
+    nodes = args.nodes or nodes
     recorder = Recorder()
     recorder.install()
     try:

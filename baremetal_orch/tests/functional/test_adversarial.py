@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The adversarial suite, the resources: every call of DESIGN section 3
+"""The adversarial suite, the resources: every call of the API reference
 with generated bodies, patches and queries (see
 :mod:`baremetal_orch.tests.functional.adversarial_base` for what each
 answer is checked for)."""

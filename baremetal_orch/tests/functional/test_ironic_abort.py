@@ -9,7 +9,8 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The ironic driver's abort against a real Ironic (DESIGN 12, abort).
+"""The ironic driver's abort against a real Ironic
+(doc/source/admin/steering.rst, abort).
 
 A node whose deploy interface is ``custom-agent`` (fake boot and power)
 stays in ``wait call-back``: Ironic powered it on and waits for an

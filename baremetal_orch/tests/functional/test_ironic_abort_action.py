@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """Aborting a ``deploy_site`` whose nodes a real Ironic holds in
-``wait call-back`` (DESIGN 12, abort), end to end.
+``wait call-back`` (doc/source/admin/steering.rst, abort), end to end.
 
 The service deploys with the ``ironic`` driver against a real standalone
 Ironic (fake hardware): the all-in-one (``baremetal-orch``, no broker),

@@ -298,6 +298,21 @@ class TestLayers(base.TestCase):
                          for number in outside_doc_references(path))
         self.assertEqual([], found)
 
+    def test_tests_and_tools_point_to_the_docs_in_the_tree(self):
+        repo = os.path.dirname(ROOT)
+        found = []
+        for top in ('baremetal_orch/tests', 'baremetal_orch_testing',
+                    'baremetal_orch_tempest_plugin', 'tools'):
+            for dirpath, _dirnames, filenames in os.walk(
+                    os.path.join(repo, top)):
+                for name in sorted(filenames):
+                    path = os.path.join(dirpath, name)
+                    if name.endswith('.py') and path != __file__:
+                        found.extend(
+                            '%s:%d' % (os.path.relpath(path, repo), number)
+                            for number in outside_doc_references(path))
+        self.assertEqual([], sorted(found))
+
     def test_outside_doc_references_are_found(self):
         path = self.sample('"""As DESIGN section 12 says."""\n'
                            '# the design (doc/source/admin/steering.rst)\n'

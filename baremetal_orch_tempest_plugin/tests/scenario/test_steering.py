@@ -9,7 +9,8 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Steering a running site action with the Keystone personas (DESIGN 12).
+"""Steering a running site action with the Keystone personas
+(doc/source/admin/steering.rst).
 
 Fake-driver nodes whose every phase takes :data:`DURATION` seconds
 (``driver_info.fake_duration``) keep a ``deploy_site`` running long enough

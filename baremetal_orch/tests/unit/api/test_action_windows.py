@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """parameters.windows of site actions: checked, stored, shown by a dry
-run (DESIGN 12)."""
+run (doc/source/admin/steering.rst)."""
 
 import datetime
 

@@ -9,7 +9,7 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Hostile input through the whole WSGI stack (DESIGN section 11).
+"""Hostile input through the whole WSGI stack (doc/source/admin/limits.rst).
 
 One test per defect an attack on the all-in-one found, each written as the
 attacker sent it; they failed before their fixes. A request that could

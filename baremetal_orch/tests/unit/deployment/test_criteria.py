@@ -10,7 +10,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Success criteria (the deployment grouping specification, DESIGN 4.5)."""
+"""Success criteria (the deployment grouping specification;
+doc/source/admin/strategies.rst)."""
 
 import testscenarios
 

@@ -9,7 +9,8 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The pure node label rules (the node labels specification, DESIGN 6)."""
+"""The pure node label rules (the node labels specification;
+doc/source/admin/labels.rst)."""
 
 import hypothesis
 from hypothesis import strategies as st

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Progress and ETA of a site deployment (DESIGN 12)."""
+"""Progress and ETA of a site deployment (doc/source/admin/steering.rst)."""
 
 import json
 

@@ -10,8 +10,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Selector semantics (the deployment grouping specification, DESIGN
-4.1)."""
+"""Selector semantics (the deployment grouping specification;
+doc/source/admin/strategies.rst)."""
 
 import types
 

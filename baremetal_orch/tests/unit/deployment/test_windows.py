@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Maintenance windows (DESIGN 12, parameters.windows)."""
+"""Maintenance windows (doc/source/admin/steering.rst, parameters.windows)."""
 
 import datetime
 import json

@@ -73,7 +73,7 @@ DEPLOYMENT_UUIDS = ('2f4e6d8c-1a3b-4c5d-8e7f-9a0b1c2d3e4f',
 OPERATOR_ID = '9b7e3a1c4d2f4e8a9c6b5d4e3f2a1b0c'
 
 # The event types are baremetal.*, and baremetal_orch.* for the controls
-# of an action (DESIGN section 12).
+# of an action (doc/source/admin/steering.rst).
 _SECTION = re.compile(
     r'^(baremetal(?:_orch)?\.[a-z_]+\.[a-z_]+\.[a-z_]+)\n~+\n', re.M)
 

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """Pause, resume and abort of a running site action, through the API on
-the all-in-one service with the fake driver (DESIGN section 12)."""
+the all-in-one service with the fake driver (doc/source/admin/steering.rst)."""
 
 import collections
 import datetime

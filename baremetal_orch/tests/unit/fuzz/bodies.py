@@ -50,7 +50,7 @@ def resolve(value, known):
 
 
 def is_secret_key(key):
-    """Whether values under ``key`` are masked (DESIGN section 3)."""
+    """Whether values under ``key`` are masked (api-ref/source)."""
     return isinstance(key, str) and any(
         w in key.lower() for w in ('password', 'secret', 'token', 'key'))
 

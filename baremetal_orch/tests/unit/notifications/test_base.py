@@ -279,8 +279,8 @@ class TestEmit(base.TestCase):
 
 
 class TestCatalogue(base.TestCase):
-    """The event types of the notifications specification and DESIGN
-    sections 8 and 12, written out."""
+    """The event types of the notifications specification and
+    doc/source/admin/notifications.rst, written out."""
 
     def test_all_event_types(self):
         expected = set()
@@ -300,7 +300,8 @@ class TestCatalogue(base.TestCase):
         add('action', 'run', 'start end error')
         add('deployment_group', 'prepare deploy', 'start end error')
         add('deployment', 'signal', 'success end error')
-        # DESIGN section 12 names the controls under the service's prefix.
+        # doc/source/admin/steering.rst names the controls under the
+        # service's prefix.
         expected.update(('baremetal_orch.action.control.start',
                          'baremetal_orch.action.control.end'))
         self.assertEqual(sorted(expected), notification.all_event_types())
