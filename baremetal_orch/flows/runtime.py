@@ -245,6 +245,14 @@ class SiteRuntime:
     def _group_task(self, group, **values):
         dbapi.update_task(self.group_tasks[group], values)
 
+    def _failed_row(self, group, reason):
+        """``also`` of the checkpoint that fails a started group: its task
+        row says so in the transaction of the report that does (its event
+        follows at its check)."""
+        return lambda _report: self._group_task(
+            group, status=statuses.FAILED, reason=reason,
+            finished_at=timeutils.utcnow())
+
     # Events ----------------------------------------------------------------
 
     def _group_started(self, group):
@@ -315,9 +323,7 @@ class SiteRuntime:
     def _abort(self, group, results=None):
         if self.site.abort(group, results):
             if self._started(group):
-                self.checkpoint(also=lambda _report: self._group_task(
-                    group, status=statuses.FAILED, reason=groups.ABORTED,
-                    finished_at=timeutils.utcnow()))
+                self.checkpoint(also=self._failed_row(group, groups.ABORTED))
             else:
                 # Its chain records nothing more, and no check of its
                 # will end the groups after it: they end now.
@@ -431,10 +437,7 @@ class SiteRuntime:
             dbapi.update_task(phase_task, {
                 'status': statuses.FAILED, 'reason': groups.TIMEOUT,
                 'finished_at': timeutils.utcnow()})
-            self._group_task(group, status=statuses.FAILED,
-                             reason=groups.TIMEOUT,
-                             finished_at=timeutils.utcnow())
-            self.checkpoint()
+            self.checkpoint(also=self._failed_row(group, groups.TIMEOUT))
             return {}
         name = self.site.tracker.name_of
         failed = sorted(name(u) for u, ok in results.done.items() if not ok)

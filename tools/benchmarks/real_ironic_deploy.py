@@ -60,7 +60,8 @@ from tools.benchmarks import raw_ironic
 from tools.benchmarks import real_ironic
 from tools.benchmarks import stats
 
-GOAL = 1.15
+#: The execution-core issue's goal (1.15 in the figures before 2026-11-27).
+GOAL = 1.05
 RSS_GOAL = 400
 SHARDS = 4
 #: The strategy: 10 groups in 5 layers (1, 3, 3, 2, 1 groups).
