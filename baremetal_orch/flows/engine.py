@@ -155,6 +155,10 @@ class ActionEngines:
         admitting conductor died before posting it)."""
         for action in action_obj.Action.list_to_take(
                 context, dead_hosts, CONF.conductor.heartbeat_timeout):
+            if action.conductor is None and not self._has_room():
+                # Unheld: left for a conductor that has room, as its job
+                # would be.
+                continue
             if self._claim(context, action):
                 self._resume_or_start(context, action)
 
@@ -297,8 +301,12 @@ class ActionEngines:
                           jobboard.backend_name(), e)
 
     def _may_take(self):
-        return (not self._stopped.is_set() and
-                len(self.running()) < CONF.conductor.workers)
+        return not self._stopped.is_set() and self._has_room()
+
+    def _has_room(self):
+        """Whether this conductor takes one more action nobody holds:
+        fewer than [conductor]workers run here."""
+        return len(self.running()) < CONF.conductor.workers
 
     def take_job(self, action_uuid):
         """Run the action of a job taken from the board, unless a

@@ -218,6 +218,16 @@ class TestJobboard(JobboardTestCase):
                                'deploy_site', {'deployment_strategy': 'jb'},
                                conductor).action
 
+    def _posted_long_ago(self, uuid):
+        """As if the pending action ``uuid`` had been posted (left with no
+        conductor) five minutes ago."""
+        timeutils.set_time_override(
+            timeutils.utcnow() - datetime.timedelta(minutes=5))
+        try:
+            self.assertTrue(dbapi.claim_action(uuid, None, None))
+        finally:
+            timeutils.clear_time_override()
+
     def test_job_of_an_action_a_conductor_holds_is_consumed_and_left(self):
         # The database's claim decides: a job whose action a live
         # conductor holds is done with, the action left to its conductor.
@@ -304,9 +314,39 @@ class TestJobboard(JobboardTestCase):
         # Just posted: its job may be on its way.
         m.actions.take_over(self.ctx, set())
         self.assertIsNone(dbapi.get_action(action.uuid).conductor)
-        dbapi.update_action(action.uuid, {
-            'updated_at': timeutils.utcnow() - datetime.timedelta(
-                minutes=5)})
+        self._posted_long_ago(action.uuid)
+        m.actions.take_over(self.ctx, set())
+        done = self.wait_for(self.finished(action.uuid))
+        self.assertEqual(('complete', 'test-conductor'),
+                         (done.state, done.conductor))
+
+    def test_action_nobody_took_waits_for_room(self):
+        # At its limit of running actions ([conductor]workers), a
+        # conductor leaves an unheld action to one that has room, as it
+        # leaves its job on the board.
+        self.config(group='conductor', workers=1)
+        self.nodes()
+        self.create_node(name='slow', tags=['slow'],
+                         provision_state='enroll',
+                         driver_info={'fake_duration': 1.0})
+        dbapi.create_strategy('slow', {
+            'schema': 'shipyard/DeploymentStrategy/v1',
+            'metadata': {'name': 'slow'},
+            'data': {'groups': [{'name': 'slow', 'critical': True,
+                                 'depends_on': [],
+                                 'selectors': [{'node_tags': ['slow']}]}]}})
+        m = self.start_manager()
+        m.actions.stop()
+        busy = admission.admit(self.ctx, uuidutils.generate_uuid(),
+                               'deploy_site', {'deployment_strategy': 'slow'},
+                               'test-conductor').action
+        m.actions._start(self.ctx, busy)
+        action = self._pending_action(None)
+        self._posted_long_ago(action.uuid)
+        m.actions.take_over(self.ctx, set())
+        self.assertIsNone(dbapi.get_action(action.uuid).conductor)
+        self.wait_for(self.finished(busy.uuid))
+        self.wait_for(lambda: not m.actions.running())
         m.actions.take_over(self.ctx, set())
         done = self.wait_for(self.finished(action.uuid))
         self.assertEqual(('complete', 'test-conductor'),
