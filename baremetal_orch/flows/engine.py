@@ -159,10 +159,10 @@ class ActionEngines:
                 # Unheld: left for a conductor that has room, as its job
                 # would be.
                 continue
-            if self._claim(context, action):
+            if self._claim(action):
                 self._resume_or_start(context, action)
 
-    def _claim(self, context, action):
+    def _claim(self, action):
         """Make this conductor the action's, in the database: an action
         nobody holds, or one whose conductor's heartbeat is stale (checked
         in the same UPDATE, so one conductor wins and a conductor that came
@@ -318,13 +318,15 @@ class ActionEngines:
         except exception.ActionNotFound:
             return
         if (action.state in action_obj.ACTIVE_STATES and
-                action.conductor is None and self._claim(context, action)):
+                action.conductor is None and self._claim(action)):
             self._resume_or_start(context, action)
 
 
 def _logbook(uuid):
-    """An action's logbook: the one its job was posted with, else a new
-    one."""
+    """An action's logbook: with a jobboard, the one its job was posted
+    with; else a new one (nothing to read)."""
+    if not jobboard.enabled():
+        return tf_models.LogBook(uuid, uuid=uuid)
     with contextlib.closing(
             dbapi.taskflow_backend().get_connection()) as conn:
         try:
