@@ -76,6 +76,12 @@ def group_entry(status, critical, reason, nodes, succeeded, failed, misses):
                        for m in misses]}
 
 
+def named_entry(entry, name_of=_same):
+    """A :func:`group_entry` whose nodes are shown by ``name_of``."""
+    return dict(entry, **{key: [name_of(n) for n in entry[key]]
+                          for key in _NODE_LISTS})
+
+
 def build_report(order, groups, nodes, retry_of=None, name_of=_same):
     """Assemble a report from its parts (see the module docstring);
     ``retry_of`` (the action a retry re-runs) only when given.
@@ -85,12 +91,9 @@ def build_report(order, groups, nodes, retry_of=None, name_of=_same):
     :param name_of: ``callable(node)``, the name shown; the nodes of
         ``groups`` and ``nodes`` are shown by it.
     """
-    def named(entry):
-        return dict(entry, **{key: [name_of(n) for n in entry[key]]
-                              for key in _NODE_LISTS})
-
     report = {'order': list(order),
-              'groups': {g: named(e) for g, e in groups.items()},
+              'groups': {g: named_entry(e, name_of)
+                         for g, e in groups.items()},
               'nodes': dict(sorted((name_of(n), status)
                                    for n, status in nodes.items()))}
     if retry_of:

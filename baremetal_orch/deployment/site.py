@@ -57,7 +57,7 @@ _DONE = {groups.PREPARE: tracker_mod.PREPARED,
          groups.DEPLOY: tracker_mod.SUCCESS}
 _VALID = {groups.PREPARE: tracker_mod.NOT_STARTED,
           groups.DEPLOY: tracker_mod.PREPARED}
-_FORMAT_VERSION = 3
+_FORMAT_VERSION = 4
 
 
 def _conflict(group, why):
@@ -337,11 +337,9 @@ class SiteDeployment:
         return self._finish(group, groups.DEPLOY, results,
                             groups.DEPLOY_CRITERIA_NOT_MET)
 
-    def fail(self, group, reason, failed_nodes=(), results=None):
+    def fail(self, group, reason, results=None):
         """Fail ``group`` for ``reason`` (typically ``timeout``).
 
-        :param failed_nodes: extra nodes of the group to mark ``failure``
-            (nodes another group handles are left alone).
         :param results: optional ``{node: bool}`` for claimed nodes that
             finished the current phase before the failure.
         Every node still claimed by the group (in flight) becomes
@@ -368,12 +366,6 @@ class SiteDeployment:
                 if results.get(name) and state.phase:
                     self._tracker.mark(name, _DONE[state.phase])
                 else:
-                    self._tracker.mark(name, tracker_mod.FAILURE)
-            claims = self._tracker.claims()
-            for name in failed_nodes:
-                if name not in self._nodes[group]:
-                    raise _conflict(group, 'has no node %s' % name)
-                if claims.get(name) in (None, group):
                     self._tracker.mark(name, tracker_mod.FAILURE)
             self._tracker.release(group)
             state.status = groups.FAILED
@@ -433,21 +425,31 @@ class SiteDeployment:
         """
         with self._lock:
             statuses = self._tracker.statuses()
-            entries = {}
-            for name in self._topo:
-                state = self._groups[name]
-                ok = _COUNTS[state.phase or groups.DEPLOY]
-                nodes = self._nodes[name]
-                entries[name] = report_mod.group_entry(
-                    state.status, self.strategy.group(name).critical,
-                    state.reason, nodes,
-                    [n for n in nodes if statuses[n] in ok],
-                    [n for n in nodes
-                     if statuses[n] == tracker_mod.FAILURE],
-                    state.misses)
+            entries = {name: self._entry(name, statuses)
+                       for name in self._topo}
             return report_mod.build_report(self._order, entries, statuses,
                                            retry_of=self.retry_of,
                                            name_of=self._tracker.name_of)
+
+    def group_report(self, group):
+        """The entry of ``group`` in :meth:`report`, by name: what its
+        events and notifications say, without the whole report's cost."""
+        with self._lock:
+            self._state(group)
+            status = self._tracker.status
+            entry = self._entry(group, {n: status(n)
+                                        for n in self._nodes[group]})
+            return report_mod.named_entry(entry, self._tracker.name_of)
+
+    def _entry(self, name, statuses):
+        state = self._groups[name]
+        ok = _COUNTS[state.phase or groups.DEPLOY]
+        nodes = self._nodes[name]
+        return report_mod.group_entry(
+            state.status, self.strategy.group(name).critical, state.reason,
+            nodes, [n for n in nodes if statuses[n] in ok],
+            [n for n in nodes if statuses[n] == tracker_mod.FAILURE],
+            state.misses)
 
     # Persistence -----------------------------------------------------------
 

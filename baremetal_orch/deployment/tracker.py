@@ -44,6 +44,10 @@ SUCCESS = statuses.SUCCESS
 FAILURE = statuses.FAILURE
 STATUSES = statuses.NODE_STATUSES
 
+#: A status as :meth:`NodeTracker.to_dict` writes it: one character.
+_CODES = {NOT_STARTED: 'n', PREPARED: 'p', SUCCESS: 's', FAILURE: 'f'}
+_STATUS_OF = {code: status for status, code in _CODES.items()}
+
 
 def _check_status(status):
     if status not in STATUSES:
@@ -70,6 +74,9 @@ class NodeTracker:
             self._status[node] = status
         self._claims = {}
         self._failed_after_prepare = set()
+        #: The nodes in the order :meth:`to_dict` writes them (sorted).
+        self._order = sorted(self._status)
+        self._position = {node: i for i, node in enumerate(self._order)}
 
     def _known(self, node):
         if node not in self._status:
@@ -162,23 +169,42 @@ class NodeTracker:
             return dict(self._status)
 
     def to_dict(self):
-        """A JSON-serializable snapshot (statuses, claims, failures after
-        prepare), but the names, which do not change."""
+        """A JSON-serializable snapshot, a few bytes a node however large
+        the site: the statuses as one character a node, in the order of
+        the sorted nodes; the claims (``{group: [position]}``) and the
+        failures after prepare as positions in that order. The names,
+        which do not change, are not in it."""
         with self._lock:
-            return {'nodes': dict(self._status),
-                    'claims': dict(self._claims),
+            claims = {}
+            for node, group in self._claims.items():
+                claims.setdefault(group, []).append(self._position[node])
+            return {'statuses': ''.join([_CODES[self._status[node]]
+                                         for node in self._order]),
+                    'claims': {g: sorted(p) for g, p in claims.items()},
                     'failed_after_prepare': sorted(
-                        self._failed_after_prepare)}
+                        self._position[n] for n in self._failed_after_prepare)}
 
     @classmethod
-    def from_dict(cls, data, names=None):
+    def from_dict(cls, data, names):
         """Rebuild a tracker from :meth:`to_dict` output and the names
-        (``{node: name}``) it was given."""
-        tracker = cls((), statuses=data.get('nodes') or {}, names=names)
-        for node, group in (data.get('claims') or {}).items():
-            tracker._known(node)
-            tracker._claims[node] = group
-        for node in data.get('failed_after_prepare') or ():
-            tracker._known(node)
-            tracker._failed_after_prepare.add(node)
+        (``{node: name}``) of EVERY node it tracked."""
+        order = sorted(names)
+        codes = data['statuses']
+        if len(codes) != len(order) or not set(codes) <= set(_STATUS_OF):
+            raise exception.InvalidParameterValue(
+                reason='node statuses of %d nodes do not fit the %d nodes '
+                       'of the action' % (len(codes), len(order)))
+        tracker = cls(order, statuses={
+            node: _STATUS_OF[code] for node, code in zip(order, codes)},
+            names=names)
+        try:
+            for group, positions in data['claims'].items():
+                for i in positions:
+                    tracker._claims[order[i]] = group
+            tracker._failed_after_prepare.update(
+                order[i] for i in data['failed_after_prepare'])
+        except IndexError:
+            raise exception.InvalidParameterValue(
+                reason='a claim or a failure names a node the action does '
+                       'not have')
         return tracker

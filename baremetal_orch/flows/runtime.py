@@ -174,21 +174,22 @@ class SiteRuntime:
         the others nothing; a deploy that claims the nodes its prepare
         holds changes nothing either.
 
-        :param also: ``also(report)``, the other writes of the step (its
-            group's task row, its events), made in the checkpoint's
-            transaction.
+        The report is not written: it is a view of the rules' state,
+        shown from it (:func:`~baremetal_orch.objects.action.public_report`)
+        and stored once the action ended (:func:`.site_deploy.finish`).
+
+        :param also: ``also()``, the other writes of the step (its group's
+            task row, its events), made in the checkpoint's transaction.
         """
         with self._save_lock:
-            report = self.site.report()
             values = {'progress': {'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks,
-                                   'summary': self._summary(fresh)},
-                      'report': report}
+                                   'summary': self._summary(fresh)}}
             self._saved_at = time.monotonic()
             changed = values != self._last
             with dbapi.transaction():
                 if also is not None:
-                    also(report)
+                    also()
                 if changed:
                     dbapi.update_action(self.action_uuid, values,
                                         reload=False)
@@ -249,7 +250,7 @@ class SiteRuntime:
         """``also`` of the checkpoint that fails a started group: its task
         row says so in the transaction of the report that does (its event
         follows at its check)."""
-        return lambda _report: self._group_task(
+        return lambda: self._group_task(
             group, status=statuses.FAILED, reason=reason,
             finished_at=timeutils.utcnow())
 
@@ -265,13 +266,11 @@ class SiteRuntime:
             details={'group': group, 'nodes': len(self.site.nodes(group)),
                      'position': self.site.order().index(group)})
 
-    def _groups_finished(self, groups, report):
-        """The task rows and ``group.finished`` events of ended groups
-        (``report``: the site's report, with theirs)."""
-        report = report['groups']
+    def _groups_finished(self, groups):
+        """The task rows and ``group.finished`` events of ended groups."""
         events = []
         for group in groups:
-            entry = report[group]
+            entry = self.site.group_report(group)
             self._group_task(group, status=entry['status'],
                              reason=entry['reason'],
                              finished_at=timeutils.utcnow())
@@ -331,6 +330,10 @@ class SiteRuntime:
                     self._groups_finished, [group]))
                 self.skip_blocked()
 
+    def _notify(self, group, phase, status):
+        notify.group(self.context, self.action, group, phase, status,
+                     report=self.site.group_report(group))
+
     def _started(self, group):
         return group in self.site.order()
 
@@ -352,9 +355,9 @@ class SiteRuntime:
                 self._may_go_on(group)):
             return {}
         targets = self.site.prepare_targets(group)
-        self.checkpoint(also=(lambda _report: self._group_started(group))
+        self.checkpoint(also=(lambda: self._group_started(group))
                         if first else None)
-        notify.group(self.context, self.action, group, groups.PREPARE, 'start')
+        self._notify(group, groups.PREPARE, 'start')
         return self._run_phase(group, groups.PREPARE, targets,
                                CONF.conductor.prepare_timeout)
 
@@ -363,9 +366,7 @@ class SiteRuntime:
             return False
         result = self.site.finish_prepare(group, results or {})
         self.checkpoint()
-        notify.group(self.context, self.action, group, groups.PREPARE,
-                     'end' if result.ok else 'error',
-                     report=self.site.report()['groups'][group])
+        self._notify(group, groups.PREPARE, 'end' if result.ok else 'error')
         return bool(result.ok)
 
     def run_deploy(self, group, prepare_ok):
@@ -377,7 +378,7 @@ class SiteRuntime:
         self.slots.start(group)
         targets = self.site.deploy_targets(group)
         self.checkpoint()
-        notify.group(self.context, self.action, group, groups.DEPLOY, 'start')
+        self._notify(group, groups.DEPLOY, 'start')
         return self._run_phase(group, groups.DEPLOY, targets,
                                CONF.conductor.deploy_timeout)
 
@@ -391,9 +392,8 @@ class SiteRuntime:
             if (status['status'] == statuses.RUNNING
                     and status['phase'] == groups.DEPLOY):
                 result = self.site.finish_deploy(group, results or {})
-                notify.group(self.context, self.action, group, groups.DEPLOY,
-                             'end' if result.ok else 'error',
-                             report=self.site.report()['groups'][group])
+                self._notify(group, groups.DEPLOY,
+                             'end' if result.ok else 'error')
             status = self.site.group_status(group)
             self.checkpoint(also=functools.partial(self._groups_finished,
                                                    [group]))

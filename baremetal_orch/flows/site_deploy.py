@@ -169,7 +169,6 @@ def begin(context, action, host, dispatcher, site=None):
     action.progress = dict(progress, site=site.to_dict(),
                            group_tasks=group_tasks,
                            summary=runtime.summary())
-    action.report = site.report()
     action.save()
     event_obj.action_started(action, groups=len(plan),
                              nodes=len(site.tracker.statuses()))
@@ -206,6 +205,8 @@ def finish(runtime, error=None):
     action.state = state
     action.result = result
     action.finished_at = now
+    # It no longer changes: stored, as what an ended action shows.
+    action.report = site.report()
     if action.control != control.ABORT:
         # A pause or a window no longer applies to an ended action.
         action.state_reason = None

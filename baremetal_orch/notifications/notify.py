@@ -196,32 +196,31 @@ def action_control(context, action, verb, status, reason=None,
             {'verb': verb, 'reason': reason, 'requester': requester}))
 
 
-def _group_report(action, group, status, report):
-    # The group's node list and criticality are fixed when the action
-    # starts (action.report); the rest comes from the call site.
-    planned = ((getattr(action, 'report', None) or {}).get('groups') or
-               {}).get(group) or {}
-    entry = {k: planned[k] for k in ('nodes', 'critical') if k in planned}
-    if report is None and status == 'start':
-        entry['status'] = 'running'
-    entry.update(report or {})
-    return entry
+def _group_report(status, report):
+    # A phase that starts has no outcome yet: its group runs, with its
+    # nodes and criticality.
+    report = dict(report or {})
+    if status == 'start':
+        return {'status': 'running', 'nodes': report.get('nodes'),
+                'critical': report.get('critical')}
+    return report
 
 
 @_safe
 def group(context, action, group, phase, status, report=None):
     """baremetal.deployment_group.<prepare|deploy>.<start|end|error>.
 
-    :param report: the group's status (``status``, ``reason``, ``misses``,
-        and optionally ``critical``, ``nodes``, ``succeeded_nodes``,
-        ``failed_nodes``: lists or counts).
+    :param report: the group's entry of the action's report
+        (``status``, ``reason``, ``misses``, ``critical``, ``nodes``,
+        ``succeeded_nodes``, ``failed_nodes``: lists or counts); of a
+        phase's ``start``, only ``nodes`` and ``critical`` are sent.
     """
     return _emit(context, CONDUCTOR_SERVICE,
                  action_payloads.DeploymentGroupNotification,
                  'deployment_group', phase, status,
                  lambda: action_payloads.DeploymentGroupPayload(
                      action, group, phase,
-                     _group_report(action, group, status, report)))
+                     _group_report(status, report)))
 
 
 @_safe

@@ -17,6 +17,7 @@ from oslo_utils import timeutils
 
 from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
 
@@ -63,6 +64,31 @@ def public_progress(action):
     phase and the ETA, as the flow's last checkpoint wrote them (null
     before the action started, and for an update_labels action)."""
     return (action.progress or {}).get('summary')
+
+
+def public_report(action):
+    """What ``GET /v1/actions/{uuid}`` shows as the report.
+
+    A running site action's report is a view of its one record, the
+    rules' state of its last checkpoint (``progress['site']``) on the
+    snapshot admission stored: it is built here when it is read, never
+    written at a checkpoint. Once the action ended it is stored, as is the
+    report of an update_labels action or of an action that could not run.
+    Null while the action is pending.
+    """
+    if action.report or action.state == PENDING:
+        return action.report
+    snapshot = (action.parameters or {}).get('snapshot') or {}
+    state = (action.progress or {}).get('site')
+    if state is None or 'strategy' not in snapshot:
+        return None
+    return site_mod.SiteDeployment.from_dict(snapshot, state).report()
+
+
+def started_groups(action):
+    """The groups of a site action in the order they started."""
+    return list(((action.progress or {}).get('site') or {}).get('order')
+                or ())
 
 
 @base.BaremetalOrchObjectRegistry.register

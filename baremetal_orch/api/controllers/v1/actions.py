@@ -37,6 +37,9 @@ def to_dict(action, fields=None):
         if field == 'progress':
             doc[field] = action_obj.public_progress(action)
             continue
+        if field == 'report':
+            doc[field] = action_obj.public_report(action)
+            continue
         value = action[field]
         if field == 'parameters':
             value = {k: v for k, v in (value or {}).items()

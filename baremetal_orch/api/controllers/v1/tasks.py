@@ -30,13 +30,13 @@ def to_dict(task):
 
 
 def _start_order(action_uuid):
-    """The groups of an action in the order they started (its report's
-    ``order``); empty when the action is gone."""
+    """The groups of an action in the order they started; empty when the
+    action is gone."""
     try:
         action = action_obj.Action.get(utils.context(), action_uuid)
     except exception.ActionNotFound:
         return []
-    return (action.report or {}).get('order') or []
+    return action_obj.started_groups(action)
 
 
 def tree(root):

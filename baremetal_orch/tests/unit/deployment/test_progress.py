@@ -229,17 +229,6 @@ class TestPhaseCounts(base.TestCase):
         self.assertEqual(counts((4, 0, 0, 8), (1, 3, 0, 8)),
                          progress.phase_counts(site, ()))
 
-    def test_state_saved_before_failed_after_prepare_existed(self):
-        site = make(*CHAIN)
-        run_group(site, 'a', {'a1': D})
-        data = site.to_dict()
-        del data['tracker']['failed_after_prepare']
-        del data['durations']
-        old = site_mod.SiteDeployment.from_dict(site.snapshot(), data)
-        # Without the record, a failure counts as one of prepare.
-        self.assertEqual(counts((3, 1, 0, 8), (3, 0, 0, 8)),
-                         progress.phase_counts(old, ()))
-
 
 class TestDurations(base.TestCase):
 

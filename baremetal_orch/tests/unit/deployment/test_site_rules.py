@@ -344,12 +344,6 @@ class TestTimeoutAndGuards(base.TestCase):
         self.assertEqual(['n2'], entry['succeeded_nodes'])
         self.assertEqual(['n1', 'n3'], entry['failed_nodes'])
 
-    def test_fail_pending_group_with_failed_nodes(self):
-        self.site.fail('g', 'timeout', failed_nodes=['n3'])
-        self.assertEqual('failure', self.site.tracker.status('n3'))
-        self.assertEqual('not_started', self.site.tracker.status('n1'))
-        self.assertEqual([], self.site.order())
-
     def test_guards(self):
         site = self.site
         conflict = exception.Conflict
@@ -373,8 +367,6 @@ class TestTimeoutAndGuards(base.TestCase):
         self.assertRaises(conflict, site.fail, 'g', 'timeout')
         self.assertRaises(exception.InvalidParameterValue, site.fail, 'h',
                           'bored')
-        self.assertRaises(conflict, site.fail, 'h', 'timeout',
-                          failed_nodes=['n1'])
         self.assertRaises(exception.InvalidParameterValue, site.start, 'zz')
         self.assertRaises(exception.InvalidParameterValue, site.nodes, 'zz')
 
@@ -474,3 +466,25 @@ class TestNodesByIdentifier(base.TestCase):
         self.assertEqual(['mm', 'zz'],
                          retry_mod.plan(again)['retried_nodes'])
         self.assertEqual('zz', again.tracker.name_of('u1'))
+
+    def test_a_group_report_is_its_entry_in_the_report(self):
+        site = self.make()
+
+        def same():
+            report = site.report()['groups']
+            for name in ('g1', 'g2'):
+                self.assertEqual(report[name], site.group_report(name))
+        same()
+        site.start('g1')
+        site.prepare_targets('g1')
+        site.finish_prepare('g1', {'u2': True, 'u1': False})
+        same()
+        site.start('g2')
+        site.prepare_targets('g2')
+        site.finish_prepare('g2', {'u3': True})
+        same()
+        site.finish_deploy('g1', {n: True for n in site.deploy_targets('g1')})
+        self.assertEqual(['aa'], site.group_report('g2')['succeeded_nodes'])
+        same()
+        self.assertRaises(exception.InvalidParameterValue,
+                          site.group_report, 'zz')

@@ -79,10 +79,44 @@ class TestNodeTracker(base.TestCase):
         self.t.mark('a', tracker.PREPARED)
         self.t.claim('g1', ['a'], tracker.PREPARED)
         self.t.claim('g2', ['b'], tracker.NOT_STARTED)
+        self.t.mark('c', tracker.PREPARED)
+        self.t.mark('c', tracker.FAILURE)
         data = json.loads(json.dumps(self.t.to_dict()))
-        again = tracker.NodeTracker.from_dict(data)
+        again = tracker.NodeTracker.from_dict(data, dict.fromkeys('abcd'))
         self.assertEqual(self.t.to_dict(), again.to_dict())
+        self.assertEqual(self.t.statuses(), again.statuses())
+        self.assertEqual({'a': 'g1', 'b': 'g2'}, again.claims())
+        self.assertEqual(['c'], again.failed_after_prepare())
         self.assertEqual([], again.claim('g2', ['a'], tracker.PREPARED))
+
+    def test_a_large_site_is_a_few_bytes_a_node(self):
+        # Written at every checkpoint of a running action: its size must
+        # not be that of the node identifiers.
+        nodes = ['%08d-0000-4000-8000-000000000000' % i
+                 for i in range(10000)]
+        t = tracker.NodeTracker(nodes)
+        t.claim('g1', nodes[:3000], tracker.NOT_STARTED)
+        for node in nodes[:2000]:
+            t.mark(node, tracker.PREPARED)
+        size = len(json.dumps(t.to_dict()))
+        self.assertLess(size, 3 * len(nodes))
+        again = tracker.NodeTracker.from_dict(
+            json.loads(json.dumps(t.to_dict())), dict.fromkeys(nodes))
+        self.assertEqual(t.statuses(), again.statuses())
+        self.assertEqual(t.claims(), again.claims())
+
+    def test_from_dict_refuses_what_does_not_fit(self):
+        data = self.t.to_dict()
+        self.assertRaisesRegex(
+            exception.InvalidParameterValue, 'do not fit the 5 nodes',
+            tracker.NodeTracker.from_dict, data, dict.fromkeys('abcde'))
+        self.assertRaises(
+            exception.InvalidParameterValue, tracker.NodeTracker.from_dict,
+            dict(data, statuses='nnnx'), dict.fromkeys('abcd'))
+        self.assertRaisesRegex(
+            exception.InvalidParameterValue, 'does not have',
+            tracker.NodeTracker.from_dict, dict(data, claims={'g': [7]}),
+            dict.fromkeys('abcd'))
 
     def test_two_threads_claim_disjoint(self):
         names = ['n%04d' % i for i in range(2000)]

@@ -207,16 +207,14 @@ def emit_all(context):
     action.task_uuid = TASK_UUID
     action.conductor = CONDUCTOR_HOST
     action.started_at = NOW
-    action.report = {'order': [], 'nodes': {'cmp01': 'not_started'},
-                     'groups': {'compute-nodes': {
-                         'status': 'pending', 'critical': True,
-                         'reason': None, 'nodes': ['cmp01', 'cmp02'],
-                         'succeeded_nodes': [], 'failed_nodes': [],
-                         'misses': []}}}
     action.save()
     notify.action(context, action, 'start')
     for phase in ('prepare', 'deploy'):
-        notify.group(context, action, 'compute-nodes', phase, 'start')
+        notify.group(context, action, 'compute-nodes', phase, 'start',
+                     report={'status': 'running', 'critical': True,
+                             'reason': None, 'nodes': ['cmp01', 'cmp02'],
+                             'succeeded_nodes': [], 'failed_nodes': [],
+                             'misses': []})
         notify.group(context, action, 'compute-nodes', phase, 'end',
                      report={'status': 'running', 'phase': phase,
                              'reason': None, 'misses': [],

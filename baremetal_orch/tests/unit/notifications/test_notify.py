@@ -36,9 +36,13 @@ DEPLOYMENT_UUID = '2f4e6d8c-1a3b-4c5d-8e7f-9a0b1c2d3e4f'
 def _action():
     return action_obj.Action(
         uuid=ACTION_UUID, name='deploy_site', state='running',
-        parameters={'deployment_strategy': 'ds', 'token': 's3cr3t-token'},
-        report={'groups': {'ctl': {'nodes': ['a', 'b', 'c'],
-                                   'critical': True, 'status': 'pending'}}})
+        parameters={'deployment_strategy': 'ds', 'token': 's3cr3t-token'})
+
+
+#: The entry of group ``ctl`` in its action's report.
+CTL = {'nodes': ['a', 'b', 'c'], 'critical': True, 'status': 'running',
+       'reason': None, 'misses': [], 'succeeded_nodes': ['a'],
+       'failed_nodes': []}
 
 
 def _deployment(status='IN_PROGRESS'):
@@ -245,7 +249,8 @@ class TestDetails(NotifyTestCase):
             'baremetal_orch_object.data']
 
     def test_group_start_counts_planned_nodes(self):
-        notify.group(self.context, _action(), 'ctl', 'prepare', 'start')
+        notify.group(self.context, _action(), 'ctl', 'prepare', 'start',
+                     report=CTL)
         data = self._data()
         self.assertEqual('running', data['status'])
         self.assertEqual(3, data['nodes'])
@@ -255,6 +260,7 @@ class TestDetails(NotifyTestCase):
     def test_group_end_takes_the_report(self):
         notify.group(self.context, _action(), 'ctl', 'prepare', 'error',
                      report={'status': 'failed', 'phase': 'prepare',
+                             'nodes': ['a', 'b', 'c'], 'critical': True,
                              'reason': 'prepare_criteria_not_met',
                              'misses': [{'criterion':
                                          'minimum_successful_nodes',
@@ -268,10 +274,8 @@ class TestDetails(NotifyTestCase):
         self.assertEqual('minimum_successful_nodes',
                          data['misses'][0]['criterion'])
 
-    def test_group_of_an_action_without_report(self):
-        action = _action()
-        action.report = None
-        notify.group(self.context, action, 'other', 'deploy', 'end',
+    def test_group_report_without_nodes(self):
+        notify.group(self.context, _action(), 'other', 'deploy', 'end',
                      report={'status': 'success'})
         data = self._data()
         self.assertEqual('success', data['status'])
