@@ -96,10 +96,12 @@ class TestAbort(test_ironic.DriverTestCase):
         thread = threading.Thread(target=deploy)
         thread.start()
         self.addCleanup(thread.join, 30)
-        # Its first GET found the node waiting; the next ones are its
-        # wait's polls.
-        self.wait_for(lambda: len(self.ironic.requests('GET')) >= 2,
-                      timeout=10)
+        # Its first GET of the node found it waiting; the next ones are
+        # its wait's polls. (Not any two GETs: the client's version
+        # discovery makes two before them, and an abort sent then made the
+        # deploy start anew from deploy failed, and succeed.)
+        self.wait_for(lambda: len(self.ironic.requests(
+            'GET', '/v1/nodes/%s' % inode['uuid'])) >= 2, timeout=10)
         self.assertTrue(self.driver.abort(node))
         thread.join(30)
         self.assertIsInstance(outcome[0], exception.ProvisioningFailed)
