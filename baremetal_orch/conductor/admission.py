@@ -43,11 +43,9 @@ second is refused.
 """
 
 import collections
-import contextlib
 
 from oslo_log import log
 from oslo_utils import timeutils
-from taskflow import exceptions as tf_exc
 
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
@@ -205,11 +203,7 @@ def discard(action_uuid, only_pending=False):
     removed = dbapi.discard_action(action_uuid, only_pending=only_pending)
     if removed:
         try:
-            with contextlib.closing(
-                    dbapi.taskflow_backend().get_connection()) as conn:
-                conn.destroy_logbook(action_uuid)
-        except tf_exc.NotFound:
-            pass
+            dbapi.destroy_logbook(action_uuid)
         except Exception:
             LOG.exception('Could not remove the flow of discarded action '
                           '%s', action_uuid)

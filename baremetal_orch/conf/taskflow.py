@@ -67,7 +67,8 @@ opts = [
     cfg.BoolOpt('jobboard_save_logbook', default=False,
                 help='Keep the logbook and flow detail of an action in '
                      'the database once the action ended (for debugging); '
-                     'by default they are deleted.'),
+                     'by default they are deleted, with or without a '
+                     'jobboard.'),
 ]
 
 

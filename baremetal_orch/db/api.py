@@ -28,6 +28,7 @@ get_engine = _base.get_engine
 reset_engine = _base.reset_engine
 masked_url = _base.masked_url
 taskflow_backend = _base.taskflow_backend
+destroy_logbook = _base.destroy_logbook
 #: ``with transaction(): ...``: one write transaction; the calls of this
 #: API inside the block join it, all or nothing.
 transaction = _base.writer

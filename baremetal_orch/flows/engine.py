@@ -237,9 +237,7 @@ class ActionEngines:
                 executor.shutdown(wait=False)
                 try:
                     kind.finish(runtime, error)
-                    if jobboard.enabled():
-                        jobboard.forget(dbapi.taskflow_backend(),
-                                        runtime.action_uuid)
+                    _forget(runtime.action_uuid)
                 finally:
                     with self._lock:
                         self._threads.pop(runtime.action_uuid, None)
@@ -320,6 +318,18 @@ class ActionEngines:
         if (action.state in action_obj.ACTIVE_STATES and
                 action.conductor is None and self._claim(action)):
             self._resume_or_start(context, action)
+
+
+def _forget(uuid):
+    """The flow of an ended action (its logbook) goes, in every mode,
+    unless ``[taskflow]jobboard_save_logbook``: nothing resumes it."""
+    if CONF.taskflow.jobboard_save_logbook:
+        return
+    try:
+        dbapi.destroy_logbook(uuid)
+    except tf_exc.StorageFailure as e:
+        LOG.warning('The flow of ended action %s was not removed: %s',
+                    uuid, e)
 
 
 def _logbook(uuid):

@@ -173,15 +173,3 @@ class Board:
                 job, who, expiry=float(CONF.taskflow.jobboard_expiration_time))
         else:
             self.board.claim(job, who)
-
-
-def forget(persistence, action_uuid):
-    """The logbook of an ended action goes, unless
-    ``[taskflow]jobboard_save_logbook``."""
-    if CONF.taskflow.jobboard_save_logbook:
-        return
-    try:
-        with contextlib.closing(persistence.get_connection()) as conn:
-            conn.destroy_logbook(action_uuid)
-    except (tf_exc.NotFound, tf_exc.StorageFailure) as e:
-        LOG.debug('Logbook of action %s not removed: %s', action_uuid, e)

@@ -206,6 +206,18 @@ def taskflow_backend(engine=None):
         return _TASKFLOW['backend']
 
 
+def destroy_logbook(action_uuid):
+    """Remove the flow an action's taskflow persistence holds (its
+    logbook). :returns: False when there was none."""
+    from taskflow import exceptions as tf_exc
+    try:
+        with contextlib.closing(taskflow_backend().get_connection()) as conn:
+            conn.destroy_logbook(action_uuid)
+    except tf_exc.NotFound:
+        return False
+    return True
+
+
 def _new_taskflow_backend(engine):
     # Imported here: only conductors and the manage command need taskflow.
     from baremetal_orch.db.sqlalchemy import taskflow_store

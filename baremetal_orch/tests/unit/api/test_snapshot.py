@@ -69,6 +69,8 @@ class TestSnapshotStoredOnce(test_actions.ActionApiTestCase):
 
     def setUp(self):
         super().setUp()
+        # Its flow's details are read once it ended.
+        self.config(group='taskflow', jobboard_save_logbook=True)
         for name, tag in sorted(test_retry.NODES.items()):
             info = {'fake_fail_phase': 'deploy'} if name == 'ctl02' else {}
             self.post('/v1/nodes', {'driver': 'fake', 'name': name,

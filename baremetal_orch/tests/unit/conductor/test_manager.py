@@ -11,6 +11,7 @@
 #    under the License.
 """The conductor manager through the in-process conductor."""
 
+import contextlib
 import threading
 from unittest import mock
 
@@ -390,3 +391,39 @@ class TestActionWhoseConductorDied(ManagerTestCase):
                          done.report['nodes'])
         self.assertEqual(admitted.site.snapshot(),
                          done.parameters['snapshot'])
+
+
+class TestEndedActionsFlow(ManagerTestCase):
+    """The flow of an ended action (its taskflow logbook) goes once the
+    action ended, without a jobboard too, unless
+    ``[taskflow]jobboard_save_logbook``: nothing resumes it, and the
+    taskflow tables would grow with every action."""
+
+    def run_action(self):
+        self.create_node(name='n1', tags=['t'])
+        dbapi.create_strategy('s', {
+            'schema': 'shipyard/DeploymentStrategy/v1',
+            'metadata': {'name': 's'},
+            'data': {'groups': [
+                {'name': 'g', 'critical': True, 'depends_on': [],
+                 'selectors': [{'node_tags': ['t']}]}]}})
+        admitted = admission.admit(self.ctx, uuidutils.generate_uuid(),
+                                   'deploy_site',
+                                   {'deployment_strategy': 's'}, 'dead')
+        self.manager.actions.start(
+            self.ctx, action_obj.Action.get(self.ctx, admitted.action.uuid))
+        self.manager.actions.wait(60)
+        done = dbapi.get_action(admitted.action.uuid)
+        self.assertEqual(('complete', 'success'), (done.state, done.result))
+        with contextlib.closing(
+                dbapi.taskflow_backend().get_connection()) as conn:
+            return done.uuid, [b.uuid for b in conn.get_logbooks()]
+
+    def test_its_logbook_goes(self):
+        uuid, books = self.run_action()
+        self.assertNotIn(uuid, books)
+
+    def test_kept_when_asked(self):
+        self.config(group='taskflow', jobboard_save_logbook=True)
+        uuid, books = self.run_action()
+        self.assertIn(uuid, books)
