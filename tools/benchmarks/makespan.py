@@ -148,14 +148,20 @@ def run(nodes_total, unit, parallel, connection=None, deployment='aio'):
         svc.stop()
 
 
-def build_parser():
-    parser = argparse.ArgumentParser()
+def add_run_args(parser, mode=None):
+    """``--quick``, ``--nodes`` and ``--mode`` of a P2 run (``mode``: its
+    default; None: required)."""
     parser.add_argument('--quick', action='store_true')
     parser.add_argument('--nodes', type=int,
                         help='nodes over the 20 groups (default 2,000; '
                              '100 with --quick)')
     parser.add_argument('--mode', choices=['serial', 'parallel'],
-                        required=True)
+                        required=mode is None, default=mode)
+
+
+def build_parser():
+    parser = argparse.ArgumentParser()
+    add_run_args(parser)
     harness.add_deployment_args(
         parser, 'aio: the conductor in this process (the default)')
     return parser

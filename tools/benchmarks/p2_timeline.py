@@ -171,11 +171,7 @@ def summarise(spans, groups, depends, phase_seconds):
 
 def main(argv=None):
     parser = argparse.ArgumentParser()
-    parser.add_argument('--quick', action='store_true')
-    parser.add_argument('--nodes', type=int,
-                        help='nodes over the 20 groups (default 2,000)')
-    parser.add_argument('--mode', choices=['serial', 'parallel'],
-                        default='parallel')
+    makespan.add_run_args(parser, mode='parallel')
     parser.add_argument(
         '--connection', default=os.environ.get(harness.CONNECTION_ENV))
     args = parser.parse_args(argv)
