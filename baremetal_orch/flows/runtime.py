@@ -248,7 +248,7 @@ class SiteRuntime:
 
     def _failed_row(self, group, reason):
         """``also`` of the checkpoint that fails a started group: its task
-        row says so in the transaction of the report that does (its event
+        row says so in the transaction of the state that does (its event
         follows at its check)."""
         return lambda: self._group_task(
             group, status=statuses.FAILED, reason=reason,

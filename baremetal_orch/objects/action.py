@@ -74,7 +74,7 @@ def public_report(action):
     snapshot admission stored: it is built here when it is read, never
     written at a checkpoint. Once the action ended it is stored, as is the
     report of an update_labels action or of an action that could not run.
-    Null while the action is pending.
+    A pending action shows what its row holds (no report yet).
     """
     if action.report or action.state == PENDING:
         return action.report
