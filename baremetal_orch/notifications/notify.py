@@ -199,8 +199,8 @@ def action_control(context, action, verb, status, reason=None,
 def _group_report(status, report):
     # A phase that starts has no outcome yet: its group runs, with its
     # nodes and criticality.
-    report = dict(report or {})
     if status == 'start':
+        report = report or {}
         return {'status': 'running', 'nodes': report.get('nodes'),
                 'critical': report.get('critical')}
     return report

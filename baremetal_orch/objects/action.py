@@ -81,7 +81,8 @@ def public_report(action):
     snapshot = (action.parameters or {}).get('snapshot') or {}
     state = (action.progress or {}).get('site')
     if state is None or 'strategy' not in snapshot:
-        return None
+        # Not a site action, or one not started: what its row holds.
+        return action.report
     return site_mod.SiteDeployment.from_dict(snapshot, state).report()
 
 

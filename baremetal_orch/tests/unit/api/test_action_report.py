@@ -75,3 +75,13 @@ class TestActionReport(test_actions.ActionApiTestCase):
                                         'result': 'success',
                                         'report': ended})
         self.assertEqual(ended, self.report())
+
+    def test_a_running_action_without_a_record_shows_its_row(self):
+        # An update_labels action writes its report when it ends.
+        labels = dbapi.create_action({
+            'uuid': uuidutils.generate_uuid(), 'name': 'update_labels',
+            'state': 'running',
+            'parameters': {'target_nodes': ['ntp01'],
+                           'snapshot': {'nodes': {'u': 'ntp01'}}}})
+        self.assertEqual({}, self.get('/v1/actions/' + labels.uuid,
+                                      status=200).json['report'])
