@@ -78,10 +78,32 @@ def _sqlite_setup(engine):
     @sa.event.listens_for(engine, 'begin')
     def _begin(connection):
         if 'in_transaction' not in connection.info:
-            reading = getattr(_MODE, 'mode', None) == 'read'
-            connection.exec_driver_sql('BEGIN' if reading
-                                       else 'BEGIN IMMEDIATE')
+            mode = getattr(_MODE, 'mode', None)
+            if mode is None:
+                # A transaction begun outside this module (taskflow's
+                # persistence) writes too: it queues on the same lock as
+                # ours instead of sleeping in sqlite's busy handler while
+                # they hold the database (up to 100 ms a step).
+                _SQLITE_WRITE_LOCK.acquire()
+                connection.info['write_lock'] = True
+            try:
+                connection.exec_driver_sql('BEGIN' if mode == 'read'
+                                           else 'BEGIN IMMEDIATE')
+            except Exception:
+                _release(connection.info)
+                raise
             connection.info['in_transaction'] = True
+
+    def _release(info):
+        if info.pop('write_lock', False):
+            _SQLITE_WRITE_LOCK.release()
+
+    for name in ('commit', 'rollback'):
+        sa.event.listen(engine, name,
+                        lambda connection: _release(connection.info))
+    # A connection given back to the pool with its transaction open.
+    sa.event.listen(engine.pool, 'reset',
+                    lambda _dbapi, record, *_a: _release(record.info))
 
 
 def _options():

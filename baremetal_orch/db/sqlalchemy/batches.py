@@ -67,10 +67,11 @@ def start_batch(items, host, final_statuses):
         what :func:`reserve_nodes` answers of the nodes whose task has not
         ended.
     """
-    with api.writer():
+    with api.writer() as session:
         previous = start_tasks([t for t, _n in items], final_statuses)
-        nodes = reserve_nodes([n for t, n in items if t in previous], host)
-    return previous, nodes
+        free = _lock_free(session, [n for t, n in items if t in previous],
+                          host)
+    return previous, _locked_rows(free)
 
 
 def node_refs(uuids):
@@ -104,28 +105,40 @@ def reserve_nodes(uuids, host):
     :returns: the locked nodes as :func:`inventory.list_node_dicts` makes
         them; the nodes held by someone else (or unknown) are left out.
     """
+    with api.writer() as session:
+        free = _lock_free(session, uuids, host)
+    return _locked_rows(free)
+
+
+def _lock_free(session, uuids, host):
+    """The UPDATE of :func:`reserve_nodes`: the uuids it locked."""
     uuids = list(uuids)
     if not uuids:
         return []
-    with api.writer() as session:
-        # Locked in the order of their UUIDs, as an admission locks them
-        # (operations.admitting): two lockers of the same rows never wait
-        # for each other in a circle.
-        free = [u for (u,) in session.execute(
-            sa.select(models.Node.uuid)
-            .where(models.Node.uuid.in_(uuids),
-                   models.Node.reservation.is_(None))
-            .order_by(models.Node.uuid)
-            .with_for_update())]
-        if not free:
-            return []
+    # Locked in the order of their UUIDs, as an admission locks them
+    # (operations.admitting): two lockers of the same rows never wait
+    # for each other in a circle.
+    free = [u for (u,) in session.execute(
+        sa.select(models.Node.uuid)
+        .where(models.Node.uuid.in_(uuids),
+               models.Node.reservation.is_(None))
+        .order_by(models.Node.uuid)
+        .with_for_update())]
+    if free:
         session.execute(
             sa.update(models.Node)
             .where(models.Node.uuid.in_(free),
                    models.Node.reservation.is_(None))
             .values(reservation=host)
             .execution_options(synchronize_session=False))
-    return inventory.list_node_dicts({'uuids': free})
+    return free
+
+
+def _locked_rows(uuids):
+    """The rows of nodes just locked, read once the lock is committed:
+    nothing else changes them now, and the write lock (sqlite's one
+    writer) is not held while they are read."""
+    return inventory.list_node_dicts({'uuids': uuids}) if uuids else []
 
 
 def update_nodes(uuids, host, values):

@@ -105,3 +105,54 @@ class TestTaskflowStore(base.DbTestCase):
         # taskflow's own saves of each atom (running, its progress, success
         # with its result, its progress), and none for the flow's states.
         self.assertEqual(4 * ATOMS, len(self.atom_writes('UPDATE')))
+
+
+class TestForeignTransactions(base.DbTestCase):
+    """A transaction begun outside the database API on the sqlite file
+    (taskflow's persistence begins its own) holds the process's write
+    lock from its BEGIN to its end, as the API's writes do: writers queue
+    on it, none sleeps in sqlite's busy handler."""
+
+    def run_in_thread(self, body):
+        """``body(connection)`` in a transaction of another thread, up to
+        where it waits; returns (resume, thread)."""
+        inside, resume = threading.Event(), threading.Event()
+
+        def run():
+            try:
+                with sqla_api.get_engine().begin() as conn:
+                    conn.exec_driver_sql('SELECT 1')
+                    inside.set()
+                    resume.wait(30)
+                    body(conn)
+            except RuntimeError:
+                pass
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        self.assertTrue(inside.wait(30))
+        return resume, thread
+
+    def lock_is_free(self):
+        lock = sqla_api._SQLITE_WRITE_LOCK
+        if lock.acquire(blocking=False):
+            lock.release()
+            return True
+        return False
+
+    def test_held_until_commit(self):
+        resume, thread = self.run_in_thread(lambda conn: None)
+        self.assertFalse(self.lock_is_free())
+        resume.set()
+        thread.join(30)
+        self.assertTrue(self.lock_is_free())
+
+    def test_released_at_rollback(self):
+        def fail(conn):
+            raise RuntimeError('rolled back')
+
+        resume, thread = self.run_in_thread(fail)
+        self.assertFalse(self.lock_is_free())
+        resume.set()
+        thread.join(30)
+        self.assertTrue(self.lock_is_free())
