@@ -202,7 +202,7 @@ class NodeWork:
         with the outcomes of their tasks (those waiting for a signal keep
         theirs until it comes)."""
         nodes = list(locked.values())
-        failed, signals = {}, {}
+        failed, signals, deployed = {}, {}, []
         try:
             nodes = self._validate(nodes, failed)
             if phase == groups.PREPARE:
@@ -212,14 +212,13 @@ class NodeWork:
                 if params.get('wait_for_signal'):
                     signals = self._signals(nodes, made, action_uuid,
                                             failed)
-                self._add_group([n for n in nodes if n.uuid not in failed
-                                 and n.uuid not in signals],
-                                params.get('group'))
+                deployed = [n for n in nodes if n.uuid not in failed
+                            and n.uuid not in signals]
         except Exception as e:
             LOG.exception('%s of %d nodes failed', phase, len(nodes))
             for node in nodes:
                 failed.setdefault(node.uuid, e)
-            signals = {}
+            signals, deployed = {}, []
         for node_uuid, exc in failed.items():
             LOG.info('%s of node %s failed: %s', phase, node_uuid, exc)
         for node in nodes:
@@ -227,11 +226,14 @@ class NodeWork:
                 self.spawn(self._until_signal, context, node,
                            signals[node.uuid], todo[node.uuid], params)
         done = [n for n in locked if n not in signals or n in failed]
-        # Success is written with the locks' release, in one transaction.
-        dbapi.release_nodes(
-            done, self.host,
-            succeeded=[todo[n] for n in done if n not in failed],
-            failed={todo[n]: str(e) for n, e in failed.items()})
+        # Success is written with the locks' release, in one transaction,
+        # with the group the deployed nodes now carry.
+        with dbapi.transaction():
+            self._add_group(deployed, params.get('group'))
+            dbapi.release_nodes(
+                done, self.host,
+                succeeded=[todo[n] for n in done if n not in failed],
+                failed={todo[n]: str(e) for n, e in failed.items()})
 
     @staticmethod
     def _validate(nodes, failed):

@@ -208,7 +208,7 @@ class NodeDispatcher:
             for uuid, reason in failures)
 
     def run(self, runtime, phase_task, phase, uuids, timeout, params,
-            keep_going=None):
+            keep_going=None, phase_row=None):
         """Run ``phase`` on the nodes ``uuids``: at most
         ``[conductor]max_concurrent_nodes`` in flight, until all ended or
         ``timeout`` passed.
@@ -216,11 +216,13 @@ class NodeDispatcher:
         :param keep_going: optional ``callable(done)``, asked before more
             nodes are started; once it answers False no further node is
             started (the nodes in flight finish).
+        :param phase_row: the row of ``phase_task`` when it is new: it is
+            inserted with its nodes' rows.
         :returns: :class:`PhaseResults`, by node UUID.
         """
         nodes = {n.uuid: n for n in dbapi.node_refs(uuids)}
-        existing = {t.node_uuid: t for t in dbapi.list_tasks(
-            parent_uuid=phase_task, kind='node')}
+        existing = {} if phase_row else {t.node_uuid: t for t in (
+            dbapi.list_tasks(parent_uuid=phase_task, kind='node'))}
         done = {}
         pending = []
         # Nodes a conductor was working on when this flow was resumed:
@@ -239,13 +241,15 @@ class NodeDispatcher:
                 pending.append((uuid, node, row.uuid if row else None))
                 if row is not None and row.status == statuses.RUNNING:
                     resumed.add(row.uuid)
-        # Task rows of the nodes never sent yet: one INSERT for all.
+        # Task rows of the nodes never sent yet (and the phase's own, when
+        # new): one INSERT for all.
         fresh = [i for i, (_n, _node, uuid) in enumerate(pending)
                  if uuid is None]
-        uuids = dbapi.create_tasks([
+        uuids = dbapi.create_tasks(([phase_row] if phase_row else []) + [
             {'parent_uuid': phase_task, 'action_uuid': runtime.action_uuid,
              'kind': 'node', 'name': _name(runtime, pending[i][0]),
-             'node_uuid': pending[i][0]} for i in fresh])
+             'node_uuid': pending[i][0]} for i in fresh])[
+                 1 if phase_row else 0:]
         for i, uuid in zip(fresh, uuids):
             pending[i] = (pending[i][0], pending[i][1], uuid)
         # Taken from the end: the resumed first, then the others in order.

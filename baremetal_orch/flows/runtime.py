@@ -26,6 +26,7 @@ import time
 from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
+from oslo_utils import uuidutils
 
 from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
@@ -155,6 +156,8 @@ class SiteRuntime:
         self._saved_at = time.monotonic()
         #: (when, what) of the last progress summary computed.
         self._summary_at = None
+        #: {group: the write that ends its phase's task row}.
+        self._phase_ends = {}
 
     # Checkpoints -----------------------------------------------------------
 
@@ -169,10 +172,8 @@ class SiteRuntime:
         ``fresh`` (the action's end).
 
         Each caller saves a snapshot taken under the save lock, unless it
-        equals the last one saved: of the groups of a layer that end
-        together, the first queued behind a save writes what all changed,
-        the others nothing; a deploy that claims the nodes its prepare
-        holds changes nothing either.
+        equals the last one saved (of the groups of a layer that end
+        together, the first queued behind a save writes what all changed).
 
         The report is not written: it is a view of the rules' state,
         shown from it (:func:`~baremetal_orch.objects.action.public_report`)
@@ -349,6 +350,22 @@ class SiteRuntime:
 
     # Phases ----------------------------------------------------------------
 
+    def prepare(self, group):
+        """The group's prepare phase, then the check of its criteria:
+        whether the group goes on to deploy. A flow resumed after the
+        check was recorded keeps its verdict."""
+        status = self.site.group_status(group)
+        if self._started(group) and (
+                status['status'] != statuses.RUNNING or
+                status['phase'] != groups.PREPARE):
+            return status['status'] in (statuses.RUNNING, statuses.SUCCESS)
+        return self.check_prepare(group, self.run_prepare(group))
+
+    def deploy(self, group, prepare_ok):
+        """The group's deploy phase, then the check of its criteria: the
+        group's status."""
+        return self.check_deploy(group, self.run_deploy(group, prepare_ok))
+
     def run_prepare(self, group):
         first = not self._started(group)
         if not (self._may_go_on(group) and self.slots.start(group) and
@@ -365,7 +382,7 @@ class SiteRuntime:
         if not self._started(group):
             return False
         result = self.site.finish_prepare(group, results or {})
-        self.checkpoint()
+        self.checkpoint(also=self._with_phase_end(group))
         self._notify(group, groups.PREPARE, 'end' if result.ok else 'error')
         return bool(result.ok)
 
@@ -395,8 +412,8 @@ class SiteRuntime:
                 self._notify(group, groups.DEPLOY,
                              'end' if result.ok else 'error')
             status = self.site.group_status(group)
-            self.checkpoint(also=functools.partial(self._groups_finished,
-                                                   [group]))
+            self.checkpoint(also=self._with_phase_end(group, (
+                functools.partial(self._groups_finished, [group]))))
             if status['status'] != statuses.SUCCESS:
                 self.skip_blocked()
             return status['status']
@@ -410,10 +427,14 @@ class SiteRuntime:
         A phase that overruns its timeout fails the group with ``timeout``;
         nodes still in flight count as failed.
         """
-        phase_task = self._phase_task(group, phase)
+        phase_task, row = self._phase_task(group, phase)
         if not uuids:
-            dbapi.update_task(phase_task, {'status': statuses.SUCCESS,
-                                           'finished_at': timeutils.utcnow()})
+            values = {'status': statuses.SUCCESS,
+                      'finished_at': timeutils.utcnow()}
+            if row is None:
+                dbapi.update_task(phase_task, values)
+            else:
+                dbapi.create_task(dict(row, **values))
             return {}
         spec = self.site.strategy.group(group)
         keep_going = None
@@ -424,7 +445,7 @@ class SiteRuntime:
             self, phase_task, phase, uuids, timeout,
             params={'group': group,
                     'wait_for_signal': spec.wait_for_signal},
-            keep_going=keep_going)
+            keep_going=keep_going, phase_row=row)
         if self.steering.aborting():
             self._abort(group, dict(results.done,
                                     **dict.fromkeys(results.unstarted)))
@@ -447,20 +468,32 @@ class SiteRuntime:
         if results.unstarted:
             reasons.append('not started (fail_fast): %s' % ', '.join(
                 sorted(map(name, results.unstarted))))
-        dbapi.update_task(phase_task, {
-            'status': statuses.FAILED if reasons else statuses.SUCCESS,
-            'reason': '; '.join(reasons) or None,
-            'finished_at': timeutils.utcnow()})
+        # Written by the checkpoint that records the results.
+        self._phase_ends[group] = functools.partial(
+            dbapi.update_task, phase_task, {
+                'status': statuses.FAILED if reasons else statuses.SUCCESS,
+                'reason': '; '.join(reasons) or None,
+                'finished_at': timeutils.utcnow()})
         # Never started: None, so the rules leave their status as it was.
         return dict(results.done, **dict.fromkeys(results.unstarted))
 
     def _phase_task(self, group, phase):
-        """The phase's task row: found again when a flow is resumed."""
+        """The phase's task row: ``(uuid, None)`` when it exists (a
+        resumed flow), else ``(uuid, row)``, the row to insert with its
+        nodes' rows."""
         parent = self.group_tasks[group]
         for row in dbapi.list_tasks(parent_uuid=parent, kind='phase'):
             if row.name == phase:
-                return row.uuid
-        return dbapi.create_task({
-            'parent_uuid': parent, 'action_uuid': self.action_uuid,
-            'kind': 'phase', 'name': phase, 'status': statuses.RUNNING,
-            'started_at': timeutils.utcnow()})
+                return row.uuid, None
+        row = {'uuid': uuidutils.generate_uuid(), 'parent_uuid': parent,
+               'action_uuid': self.action_uuid, 'kind': 'phase',
+               'name': phase, 'status': statuses.RUNNING,
+               'started_at': timeutils.utcnow()}
+        return row['uuid'], row
+
+    def _with_phase_end(self, group, also=None):
+        """``also`` of the checkpoint that records a phase's results, with
+        the end of the phase's task row."""
+        end = self._phase_ends.pop(group, None)
+        return also if end is None else (
+            lambda: (end(), also is not None and also()))

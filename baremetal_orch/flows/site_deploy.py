@@ -11,9 +11,10 @@
 #    under the License.
 """deploy_site and update_site as a taskflow flow of group chains.
 
-Each group is a chain of four atoms -- prepare, check the criteria,
-deploy, check the criteria -- and the chains run side by side. When a
-group may start is decided in one place, the site's rules
+Each group is a chain of two atoms, one per phase -- prepare, then
+deploy, each ending with the check of the group's criteria -- and the
+chains run side by side. When a group may start is decided in one place,
+the site's rules
 (:meth:`SiteDeployment.startable_groups`, through
 :class:`~baremetal_orch.flows.runtime.GroupSlots`): the plan's order, the
 groups' ``depends_on`` and ``[conductor]max_concurrent_groups``. A group
@@ -65,50 +66,28 @@ class _GroupAtom(task.Task):
 
 
 class PreparePhase(_GroupAtom):
-    """Prepare the group's not-yet-started nodes; returns {node: ok}."""
+    """Prepare the group's nodes and check its criteria; returns whether
+    the group goes on to deploy."""
 
     def __init__(self, group):
         super().__init__('prepare', group,
-                         provides='prepare_results:%s' % group)
-
-    def execute(self, runtime):
-        return runtime.guard(runtime.run_prepare, self.group)
-
-
-class CheckPrepare(_GroupAtom):
-    """Record the prepare results and check the group's criteria."""
-
-    def __init__(self, group):
-        super().__init__('check_prepare', group,
-                         rebind={'results': 'prepare_results:%s' % group},
                          provides='prepare_ok:%s' % group)
 
-    def execute(self, runtime, results):
-        return runtime.guard(runtime.check_prepare, self.group, results)
+    def execute(self, runtime):
+        return runtime.guard(runtime.prepare, self.group)
 
 
 class DeployPhase(_GroupAtom):
-    """Deploy the group's prepared nodes (none when prepare missed)."""
+    """Deploy the group's prepared nodes (none when prepare missed) and
+    check its criteria; returns the group's status."""
 
     def __init__(self, group):
         super().__init__('deploy', group,
                          rebind={'prepare_ok': 'prepare_ok:%s' % group},
-                         provides='deploy_results:%s' % group)
-
-    def execute(self, runtime, prepare_ok):
-        return runtime.guard(runtime.run_deploy, self.group, prepare_ok)
-
-
-class CheckDeploy(_GroupAtom):
-    """Record the deploy results; the group ends with its status."""
-
-    def __init__(self, group):
-        super().__init__('check_deploy', group,
-                         rebind={'results': 'deploy_results:%s' % group},
                          provides='group_status:%s' % group)
 
-    def execute(self, runtime, results):
-        return runtime.guard(runtime.check_deploy, self.group, results)
+    def execute(self, runtime, prepare_ok):
+        return runtime.guard(runtime.deploy, self.group, prepare_ok)
 
 
 def flow_factory(action_uuid, names):
@@ -119,8 +98,7 @@ def flow_factory(action_uuid, names):
     flow = unordered_flow.Flow('site:%s' % action_uuid)
     for name in names:
         flow.add(linear_flow.Flow('group:%s' % name).add(
-            PreparePhase(name), CheckPrepare(name), DeployPhase(name),
-            CheckDeploy(name)))
+            PreparePhase(name), DeployPhase(name)))
     return flow
 
 
