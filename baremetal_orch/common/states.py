@@ -16,6 +16,8 @@ them without a glossary. Working states (verifying, cleaning, deploying,
 deleting) are entered by a verb and left by ``done`` or ``fail``.
 """
 
+import functools
+
 from automaton import exceptions as automaton_exc
 from automaton import machines
 
@@ -103,8 +105,11 @@ def new_machine(state):
     return machine
 
 
+@functools.lru_cache(maxsize=None)
 def next_state(state, event):
-    """The state ``event`` leads to from ``state``, or None if illegal."""
+    """The state ``event`` leads to from ``state``, or None if illegal
+    (remembered: the machine never changes, and each node of a batch asks
+    it at every step)."""
     machine = new_machine(state)
     try:
         machine.process_event(event)

@@ -13,6 +13,8 @@
 
 import datetime
 
+from oslo_versionedobjects import base as ovo_base
+
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import base
 from baremetal_orch.objects import fields as f
@@ -148,23 +150,64 @@ class Node(base.BaremetalOrchObject):
 
     @classmethod
     def from_rows(cls, context, rows):
-        """``{uuid: Node}`` of node rows (dicts) the database API read."""
-        return {row['uuid']: cls._from_db_object(context, cls(), row)
-                for row in rows}
+        """``{uuid: Node}`` of node rows (dicts) the database API read.
+
+        The batch path (a group's nodes at each phase): a row's scalar
+        values have their fields' types already (the schema's), so they
+        are stored without the fields' coercion, which took a third of a
+        batch's CPU at 100 nodes; the datetimes are made aware and the
+        lists and dicts of strings coerced, as :meth:`_from_db_object`
+        does.
+
+        A value is stored where oslo.versionedobjects' setter stores it
+        (its private ``_get_attrname``, pinned by
+        ``tests/unit/test_private_overrides.py``). Retired when
+        oslo.versionedobjects can build an object from trusted values
+        without coercing them.
+        """
+        if cls._ROW_FIELDS is None:
+            cls._ROW_FIELDS = [
+                (name, ovo_base._get_attrname(name),
+                 isinstance(field, f.DateTimeField),
+                 isinstance(field, (f.ListOfStringsField,
+                                    f.DictOfStringsField)))
+                for name, field in cls.fields.items()]
+        nodes = {}
+        for row in rows:
+            node = cls(context)
+            for name, attr, is_time, coerce in cls._ROW_FIELDS:
+                value = row[name]
+                if coerce:
+                    node[name] = value
+                    continue
+                if is_time and value is not None and value.tzinfo is None:
+                    value = value.replace(tzinfo=datetime.timezone.utc)
+                setattr(node, attr, value)
+            node.obj_reset_changes()
+            nodes[row['uuid']] = node
+        return nodes
+
+    #: ``[(field, its attribute, a datetime, coerced)]``, for from_rows.
+    _ROW_FIELDS = None
 
     @staticmethod
     def save_many(nodes, host, values):
         """Write the same plain-column ``values`` to many nodes ``host``
-        holds, in one UPDATE (a state change of a group's nodes)."""
+        holds, in one UPDATE (a state change of a group's nodes). The
+        values are coerced once, for all the nodes."""
         if not nodes:
             return
+        first = nodes[0]
+        coerced = [(ovo_base._get_attrname(key),
+                    first.fields[key].coerce(first, key, value))
+                   for key, value in values.items()]
         updated_at = dbapi.update_nodes(
             [n.uuid for n in nodes], host, values).replace(
                 tzinfo=datetime.timezone.utc)
+        coerced.append((ovo_base._get_attrname('updated_at'), updated_at))
         for node in nodes:
-            for key, value in values.items():
-                setattr(node, key, value)
-            node.updated_at = updated_at
+            for attr, value in coerced:
+                setattr(node, attr, value)
             node.obj_reset_changes()
 
     def destroy(self, context=None):

@@ -29,6 +29,7 @@ import re
 import threading
 import types
 
+from oslo_versionedobjects import base as ovo_base
 from pecan import compat as pecan_compat
 from pecan import core as pecan_core
 from pecan import util as pecan_util
@@ -39,6 +40,7 @@ from waitress import receiver as w_receiver
 from waitress import server as w_server
 from waitress import task as w_task
 
+from baremetal_orch.objects import node as node_obj
 from baremetal_orch.tests import base
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -50,6 +52,7 @@ UPPER_CONSTRAINTS = os.path.join(REPO, 'upper-constraints.txt')
 CHECKED = {
     'taskflow': ('6.5.0', ('baremetal_orch/db/sqlalchemy/taskflow_store.py',)),
     'pecan': ('1.8.0', ('baremetal_orch/api/app.py',)),
+    'oslo.versionedobjects': ('3.12.0', ('baremetal_orch/objects/node.py',)),
     'waitress': ('3.0.2', ('baremetal_orch/api/wsgi_server.py',
                            'baremetal_orch/api/http_strict.py')),
 }
@@ -182,3 +185,14 @@ class TestOverriddenMembers(base.TestCase):
         self.assertTrue(hasattr(w_receiver.ChunkedReceiver,
                                 'chunk_remainder'),
                         recheck('waitress'))
+
+    def test_versionedobjects_store_fields_under_get_attrname(self):
+        # Node.from_rows and save_many store values where the setter does.
+        node = node_obj.Node()
+        node.name = 'n1'
+        self.assertEqual('n1', getattr(node, ovo_base._get_attrname('name')),
+                         recheck('oslo.versionedobjects'))
+        setattr(node, ovo_base._get_attrname('driver'), 'fake')
+        self.assertEqual('fake', node.driver, recheck('oslo.versionedobjects'))
+        self.assertTrue(node.obj_attr_is_set('driver'),
+                        recheck('oslo.versionedobjects'))

@@ -21,7 +21,9 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy as strategy_mod
+from baremetal_orch.flows import dispatcher
 from baremetal_orch.flows import runtime
+from baremetal_orch.flows import site_deploy
 from baremetal_orch.tests import base
 
 GROUPS = ['g%d' % i for i in range(10)]
@@ -336,3 +338,84 @@ class TestCheckpoints(base.DbTestCase):
 def mockpatch(replacement):
     """Replace ``dbapi.update_action`` (the checkpoint's one write)."""
     return fixtures.MockPatchObject(dbapi, 'update_action', replacement)
+
+
+class NodesSucceed:
+    """The dispatcher of a phase whose nodes all succeed: it inserts the
+    phase's row when new, as the real one does with its nodes' rows."""
+
+    def __init__(self):
+        self.phases = []
+
+    def run(self, rt, phase_task, phase, uuids, timeout, params,
+            keep_going=None, phase_row=None):
+        if phase_row:
+            dbapi.create_tasks([phase_row])
+        self.phases.append((params['group'], phase, sorted(uuids)))
+        return dispatcher.PhaseResults(dict.fromkeys(uuids, True), False)
+
+
+class TestPhaseAtoms(base.DbTestCase):
+    """A group is two atoms, one a phase, each ending with the check of
+    the group's criteria."""
+
+    def setUp(self):
+        super().setUp()
+        self.action = dbapi.create_action({'name': 'deploy_site',
+                                           'state': 'running'})
+        self.tasks = {g: dbapi.create_task({
+            'action_uuid': self.action.uuid, 'kind': 'group', 'name': g})
+            for g in GROUPS}
+        self.dispatch = NodesSucceed()
+        self.rt = self.runtime(wide_site())
+
+    def runtime(self, site):
+        return runtime.SiteRuntime(None, self.action, site, self.dispatch,
+                                   self.tasks, None)
+
+    def phase_row(self, group, phase):
+        rows = [t for t in dbapi.list_tasks(parent_uuid=self.tasks[group],
+                                            kind='phase')
+                if t.name == phase]
+        self.assertEqual(1, len(rows))
+        return rows[0]
+
+    def test_the_flow_is_two_atoms_a_group(self):
+        flow = site_deploy.flow_factory('a-uuid', ['g0', 'g1'])
+        self.assertEqual(
+            [['prepare:g0', 'deploy:g0'], ['prepare:g1', 'deploy:g1']],
+            sorted([atom.name for atom in chain] for chain in flow))
+
+    def test_a_group_prepares_then_deploys(self):
+        self.assertTrue(self.rt.prepare('g0'))
+        self.assertEqual(groups.SUCCESS, self.rt.deploy('g0', True))
+        self.assertEqual([('g0', groups.PREPARE, ['g0']),
+                          ('g0', groups.DEPLOY, ['g0'])],
+                         self.dispatch.phases)
+        for phase in (groups.PREPARE, groups.DEPLOY):
+            self.assertEqual('success', self.phase_row('g0', phase).status)
+
+    def test_a_phase_row_ends_with_the_checkpoint_of_its_results(self):
+        results = self.rt.run_prepare('g0')
+        # Ended by the rules' checkpoint, not before: a reader never sees
+        # the phase ended while the record says the group prepares.
+        self.assertEqual('running',
+                         self.phase_row('g0', groups.PREPARE).status)
+        self.assertTrue(self.rt.check_prepare('g0', results))
+        self.assertEqual('success',
+                         self.phase_row('g0', groups.PREPARE).status)
+        saved = dbapi.get_action(self.action.uuid).progress['site']
+        self.assertEqual(['g0'], saved['order'])
+
+    def test_a_resumed_prepare_keeps_its_recorded_verdict(self):
+        # The flow stopped after the prepare's check was saved, before
+        # taskflow saved the atom's end: the atom runs again.
+        self.assertTrue(self.rt.prepare('g0'))
+        saved = dbapi.get_action(self.action.uuid).progress['site']
+        site = site_mod.SiteDeployment.from_dict(self.rt.site.snapshot(),
+                                                 saved)
+        self.assertTrue(self.runtime(site).prepare('g0'))
+        self.assertEqual(1, len(self.dispatch.phases))
+        self.assertEqual({'status': 'running', 'phase': groups.DEPLOY},
+                         {k: site.group_status('g0')[k]
+                          for k in ('status', 'phase')})
