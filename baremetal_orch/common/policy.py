@@ -17,6 +17,8 @@ project owns: a project reader reads them, a project member may change
 them and run provision verbs on them.
 """
 
+import threading
+
 from oslo_config import cfg
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy
@@ -25,6 +27,7 @@ from baremetal_orch.common import exception
 
 CONF = cfg.CONF
 _ENFORCER = None
+_ENFORCER_LOCK = threading.Lock()
 
 SYSTEM_ADMIN = 'role:admin and system_scope:all'
 SYSTEM_READER = 'role:reader and system_scope:all'
@@ -148,12 +151,18 @@ def list_rules():
 
 
 def get_enforcer():
+    """The enforcer, made once: published only once its rules are
+    registered, so a request served while another makes it never sees a
+    rule missing (a 500, PolicyNotRegistered)."""
     global _ENFORCER
     if _ENFORCER is None:
-        policy_opts.set_defaults(CONF, enforce_scope=True,
-                                 enforce_new_defaults=True)
-        _ENFORCER = policy.Enforcer(CONF)
-        _ENFORCER.register_defaults(list_rules())
+        with _ENFORCER_LOCK:
+            if _ENFORCER is None:
+                policy_opts.set_defaults(CONF, enforce_scope=True,
+                                         enforce_new_defaults=True)
+                enforcer = policy.Enforcer(CONF)
+                enforcer.register_defaults(list_rules())
+                _ENFORCER = enforcer
     return _ENFORCER
 
 
