@@ -57,6 +57,13 @@ class TestNodeRows(base.DbTestCase):
             self.assertEqual('manageable', node.provision_state)
             self.assertEqual(stored.as_dict(), node.as_dict())
             self.assertEqual(set(), node.obj_what_changed())
+        # A list written to many nodes is each node's own.
+        node_obj.Node.save_many(nodes, 'host-1',
+                                {'deployed_groups': ['g0', 'g1']})
+        self.assertEqual(['g0', 'g1'], nodes[1].deployed_groups)
+        self.assertIsNot(nodes[0].deployed_groups, nodes[1].deployed_groups)
+        nodes[0].deployed_groups.append('g2')
+        self.assertEqual(['g0', 'g1'], nodes[1].deployed_groups)
         # A value its field refuses is refused before any node changes.
         self.assertRaises(ValueError, node_obj.Node.save_many, nodes,
                           'host-1', {'id': 'not a number'})
