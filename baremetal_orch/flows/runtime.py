@@ -32,101 +32,13 @@ from baremetal_orch.common import statuses
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
 from baremetal_orch.deployment import progress as progress_mod
+from baremetal_orch.flows import slots as slots_mod
 from baremetal_orch.flows import steering as steering_mod
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import event as event_obj
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
-
-
-class GroupSlots:
-    """The one place a group's start is decided: at most
-    ``[conductor]max_concurrent_groups`` groups at once, handed out in the
-    plan's order once their dependencies succeeded
-    (:meth:`SiteDeployment.startable_groups`).
-
-    :meth:`start` takes a slot and starts the group in the site's rules in
-    one step, so the start order is the order slots were granted. A group
-    that ends while it waits (a dependency failed, the action was
-    aborted) gets no slot. start/release are idempotent per group, so a
-    resumed flow that re-enters a group's deploy does not take a second
-    slot.
-
-    ``size`` is a number or a callable read at each decision, so that a
-    SIGHUP reload of ``max_concurrent_groups`` applies to the running
-    action: a larger size lets waiting groups start (within
-    :attr:`recheck_interval`), a smaller one holds new groups back until
-    enough running groups ended.
-    """
-
-    #: Seconds between two looks at the rules while waiting (a safety net:
-    #: every release wakes the waiters).
-    recheck_interval = 1.0
-
-    def __init__(self, size, site):
-        self._cond = threading.Condition()
-        self._size = size if callable(size) else (lambda: size)
-        self._site = site
-        self._holders = set()
-        self._startable = None
-        self._closed = False
-
-    def _may_start(self, group):
-        free = self._size() - len(self._holders)
-        if free < 1:
-            return False
-        if self._site.group_status(group)['status'] != statuses.PENDING:
-            # Started before (a resumed flow): a free slot is enough.
-            return True
-        if self._startable is None:
-            # Computed once per change, shared by every waiter.
-            self._startable = set(self._site.startable_groups(free))
-        return group in self._startable
-
-    def start(self, group):
-        """Wait for ``group``'s turn and a free slot, then start it.
-
-        :returns: True once it holds a slot; False when the group ended
-            before its turn came (it then never starts).
-        """
-        with self._cond:
-            if group in self._holders:
-                return True
-            while True:
-                if (self._closed or
-                        self._site.group_status(group)['status'] in
-                        statuses.TASK_FINAL_STATUSES):
-                    return False
-                if self._may_start(group):
-                    break
-                if not self._cond.wait(self.recheck_interval):
-                    self._startable = None
-            self._site.start(group)
-            self._holders.add(group)
-            self._startable = None
-            self._cond.notify_all()
-            return True
-
-    def wake(self):
-        """Groups ended without a slot (skipped, aborted): their waiters
-        look again."""
-        with self._cond:
-            self._startable = None
-            self._cond.notify_all()
-
-    def close(self):
-        """The flow failed: no group starts any more."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-
-    def release(self, group):
-        with self._cond:
-            self._holders.discard(group)
-            # A group's end may make others ready: every waiter looks again.
-            self._startable = None
-            self._cond.notify_all()
 
 
 class SiteRuntime:
@@ -143,7 +55,7 @@ class SiteRuntime:
         self.dispatcher = dispatcher
         self.group_tasks = group_tasks
         self.root_task = root_task
-        self.slots = GroupSlots(
+        self.slots = slots_mod.GroupSlots(
             lambda: CONF.conductor.max_concurrent_groups, site)
         self._save_lock = threading.Lock()
         #: What the last checkpoint wrote.
@@ -349,6 +261,11 @@ class SiteRuntime:
             raise
 
     # Phases ----------------------------------------------------------------
+
+    def run_group(self, group):
+        """The group's prepare phase, then its deploy phase: the group's
+        status (the one atom of a group)."""
+        return self.deploy(group, self.prepare(group))
 
     def prepare(self, group):
         """The group's prepare phase, then the check of its criteria:

@@ -9,17 +9,17 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""deploy_site and update_site as a taskflow flow of group chains.
+"""deploy_site and update_site as a taskflow flow of group atoms.
 
-Each group is a chain of two atoms, one per phase -- prepare, then
-deploy, each ending with the check of the group's criteria -- and the
-chains run side by side. When a group may start is decided in one place,
+Each group is one atom -- its prepare phase, then its deploy phase, each
+ending with the check of the group's criteria -- and the atoms run side
+by side. When a group may start is decided in one place,
 the site's rules
 (:meth:`SiteDeployment.startable_groups`, through
-:class:`~baremetal_orch.flows.runtime.GroupSlots`): the plan's order, the
+:class:`~baremetal_orch.flows.slots.GroupSlots`): the plan's order, the
 groups' ``depends_on`` and ``[conductor]max_concurrent_groups``. A group
 whose dependency did not succeed is never started: the rules fail it with
-``dependency_failed`` (:meth:`SiteRuntime.skip_blocked`) and its chain
+``dependency_failed`` (:meth:`SiteRuntime.skip_blocked`) and its atom
 ends without doing anything.
 
 The flow is built from plain data by :func:`flow_factory`, so taskflow can
@@ -37,7 +37,6 @@ import concurrent.futures
 from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import timeutils
-from taskflow.patterns import linear_flow
 from taskflow.patterns import unordered_flow
 from taskflow import task
 
@@ -57,48 +56,33 @@ LOG = log.getLogger(__name__)
 FACTORY = 'baremetal_orch.flows.site_deploy.flow_factory'
 
 
-class _GroupAtom(task.Task):
-    """An atom of one group; its name is '<step>:<group>'."""
+class GroupAtom(task.Task):
+    """A group: its prepare phase, then its deploy phase, each ending
+    with the check of the group's criteria; returns the group's status.
 
-    def __init__(self, step, group, **kwargs):
+    One atom a group, not one a phase: where a resumed group goes on is
+    the rules' state (:meth:`SiteRuntime.prepare` keeps a recorded
+    verdict), so a second atom would only add taskflow's saves between
+    the phases, on the group's critical path.
+    """
+
+    def __init__(self, group):
         self.group = group
-        super().__init__(name='%s:%s' % (step, group), **kwargs)
-
-
-class PreparePhase(_GroupAtom):
-    """Prepare the group's nodes and check its criteria; returns whether
-    the group goes on to deploy."""
-
-    def __init__(self, group):
-        super().__init__('prepare', group,
-                         provides='prepare_ok:%s' % group)
-
-    def execute(self, runtime):
-        return runtime.guard(runtime.prepare, self.group)
-
-
-class DeployPhase(_GroupAtom):
-    """Deploy the group's prepared nodes (none when prepare missed) and
-    check its criteria; returns the group's status."""
-
-    def __init__(self, group):
-        super().__init__('deploy', group,
-                         rebind={'prepare_ok': 'prepare_ok:%s' % group},
+        super().__init__(name='group:%s' % group,
                          provides='group_status:%s' % group)
 
-    def execute(self, runtime, prepare_ok):
-        return runtime.guard(runtime.deploy, self.group, prepare_ok)
+    def execute(self, runtime):
+        return runtime.guard(runtime.run_group, self.group)
 
 
 def flow_factory(action_uuid, names):
-    """The flow of an action: one chain of atoms per group, side by side.
+    """The flow of an action: one atom per group, side by side.
 
     :param names: group names, in document order.
     """
     flow = unordered_flow.Flow('site:%s' % action_uuid)
     for name in names:
-        flow.add(linear_flow.Flow('group:%s' % name).add(
-            PreparePhase(name), DeployPhase(name)))
+        flow.add(GroupAtom(name))
     return flow
 
 
@@ -107,9 +91,9 @@ def factory_args(runtime):
 
 
 def executor(runtime):
-    """Threads of the flow. One worker per group at least: a group holds at
-    most one running atom, so atoms waiting for a group slot can never
-    starve the group that holds it."""
+    """Threads of the flow. One worker per group at least: a group is one
+    atom, so atoms waiting for a group slot can never starve the group
+    that holds it."""
     return concurrent.futures.ThreadPoolExecutor(
         max_workers=len(runtime.site.strategy.groups) + 1,
         thread_name_prefix='flow')

@@ -206,9 +206,15 @@ class Node(base.BaremetalOrchObject):
             [n.uuid for n in nodes], host, values).replace(
                 tzinfo=datetime.timezone.utc)
         coerced.append((ovo_base._get_attrname('updated_at'), updated_at))
+        # A list or dict is each node's own copy, not shared; the others
+        # (strings, numbers, datetimes) do not change in place.
+        shared = [(a, v) for a, v in coerced
+                  if not isinstance(v, (list, dict))]
+        owned = [(a, v) for a, v in coerced if isinstance(v, (list, dict))]
         for node in nodes:
-            for attr, value in coerced:
-                # A list or dict is each node's own, not shared.
+            for attr, value in shared:
+                setattr(node, attr, value)
+            for attr, value in owned:
                 setattr(node, attr, copy.copy(value))
             node.obj_reset_changes()
 

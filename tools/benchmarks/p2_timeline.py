@@ -66,7 +66,7 @@ STEPS = [
     ('baremetal_orch.flows.engine', 'engines', 'load_from_factory'),
     ('baremetal_orch.flows.runtime', 'SiteRuntime', 'checkpoint'),
     ('baremetal_orch.flows.runtime', 'SiteRuntime', '_phase_task'),
-    ('baremetal_orch.flows.runtime', 'GroupSlots', 'start'),
+    ('baremetal_orch.flows.slots', 'GroupSlots', 'start'),
     ('baremetal_orch.notifications.notify', None, 'group'),
     ('baremetal_orch.objects.event', 'Event', 'record'),
     ('baremetal_orch.objects.event', 'Event', 'record_many'),

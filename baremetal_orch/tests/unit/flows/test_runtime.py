@@ -24,6 +24,7 @@ from baremetal_orch.deployment import strategy as strategy_mod
 from baremetal_orch.flows import dispatcher
 from baremetal_orch.flows import runtime
 from baremetal_orch.flows import site_deploy
+from baremetal_orch.flows import slots as slots_mod
 from baremetal_orch.tests import base
 
 GROUPS = ['g%d' % i for i in range(10)]
@@ -68,7 +69,7 @@ class TestGroupSlots(base.TestCase):
 
     def run_groups(self, size, seed):
         site = wide_site()
-        slots = runtime.GroupSlots(size, site)
+        slots = slots_mod.GroupSlots(size, site)
         started = []
         lock = threading.Lock()
 
@@ -110,7 +111,7 @@ class TestGroupSlots(base.TestCase):
 
     def test_start_is_idempotent_per_group(self):
         site = wide_site()
-        slots = runtime.GroupSlots(1, site)
+        slots = slots_mod.GroupSlots(1, site)
         slots.start('g0')
         slots.start('g0')
         self.assertEqual(['g0'], site.order())
@@ -123,7 +124,7 @@ class TestGroupSlots(base.TestCase):
         # release.
         site = wide_site()
         size = [1]
-        slots = runtime.GroupSlots(lambda: size[0], site)
+        slots = slots_mod.GroupSlots(lambda: size[0], site)
         slots.recheck_interval = 0.05
         slots.start('g0')
         second = threading.Thread(target=slots.start, args=('g1',))
@@ -140,7 +141,7 @@ class TestGroupSlots(base.TestCase):
         # The slots are the one place a group's order is kept: with free
         # slots, g1 still waits for g0 to succeed.
         site = chain_site()
-        slots = runtime.GroupSlots(3, site)
+        slots = slots_mod.GroupSlots(3, site)
         thread, answer = waiter(self, slots, 'g1')
         self.assertTrue(slots.start('g0'))
         site.finish_prepare('g0', {n: True
@@ -154,7 +155,7 @@ class TestGroupSlots(base.TestCase):
 
     def test_a_blocked_group_ends_without_a_slot(self):
         site = chain_site()
-        slots = runtime.GroupSlots(3, site)
+        slots = slots_mod.GroupSlots(3, site)
         thread, answer = waiter(self, slots, 'g2')
         slots.start('g0')
         site.prepare_targets('g0')
@@ -169,7 +170,7 @@ class TestGroupSlots(base.TestCase):
     def test_closed_slots_start_nothing(self):
         # A failed flow: the groups waiting for a slot give up.
         site = wide_site()
-        slots = runtime.GroupSlots(1, site)
+        slots = slots_mod.GroupSlots(1, site)
         slots.start('g0')
         thread, answer = waiter(self, slots, 'g1')
         slots.close()
@@ -355,9 +356,9 @@ class NodesSucceed:
         return dispatcher.PhaseResults(dict.fromkeys(uuids, True), False)
 
 
-class TestPhaseAtoms(base.DbTestCase):
-    """A group is two atoms, one a phase, each ending with the check of
-    the group's criteria."""
+class TestGroupAtoms(base.DbTestCase):
+    """A group is one atom: its prepare phase, then its deploy phase,
+    each ending with the check of the group's criteria."""
 
     def setUp(self):
         super().setUp()
@@ -380,15 +381,13 @@ class TestPhaseAtoms(base.DbTestCase):
         self.assertEqual(1, len(rows))
         return rows[0]
 
-    def test_the_flow_is_two_atoms_a_group(self):
+    def test_the_flow_is_one_atom_a_group(self):
         flow = site_deploy.flow_factory('a-uuid', ['g0', 'g1'])
-        self.assertEqual(
-            [['prepare:g0', 'deploy:g0'], ['prepare:g1', 'deploy:g1']],
-            sorted([atom.name for atom in chain] for chain in flow))
+        self.assertEqual(['group:g0', 'group:g1'],
+                         sorted(atom.name for atom in flow))
 
     def test_a_group_prepares_then_deploys(self):
-        self.assertTrue(self.rt.prepare('g0'))
-        self.assertEqual(groups.SUCCESS, self.rt.deploy('g0', True))
+        self.assertEqual(groups.SUCCESS, self.rt.run_group('g0'))
         self.assertEqual([('g0', groups.PREPARE, ['g0']),
                           ('g0', groups.DEPLOY, ['g0'])],
                          self.dispatch.phases)
@@ -407,15 +406,30 @@ class TestPhaseAtoms(base.DbTestCase):
         saved = dbapi.get_action(self.action.uuid).progress['site']
         self.assertEqual(['g0'], saved['order'])
 
+    def resumed(self):
+        """A runtime rebuilt from the last checkpoint, as a conductor that
+        resumes the flow makes it."""
+        saved = dbapi.get_action(self.action.uuid).progress['site']
+        return self.runtime(site_mod.SiteDeployment.from_dict(
+            self.rt.site.snapshot(), saved))
+
     def test_a_resumed_prepare_keeps_its_recorded_verdict(self):
         # The flow stopped after the prepare's check was saved, before
-        # taskflow saved the atom's end: the atom runs again.
+        # the deploy: the group's atom runs again and deploys, without
+        # preparing again.
         self.assertTrue(self.rt.prepare('g0'))
-        saved = dbapi.get_action(self.action.uuid).progress['site']
-        site = site_mod.SiteDeployment.from_dict(self.rt.site.snapshot(),
-                                                 saved)
-        self.assertTrue(self.runtime(site).prepare('g0'))
-        self.assertEqual(1, len(self.dispatch.phases))
+        again = self.resumed()
         self.assertEqual({'status': 'running', 'phase': groups.DEPLOY},
-                         {k: site.group_status('g0')[k]
+                         {k: again.site.group_status('g0')[k]
                           for k in ('status', 'phase')})
+        self.assertEqual(groups.SUCCESS, again.run_group('g0'))
+        self.assertEqual([('g0', groups.PREPARE, ['g0']),
+                          ('g0', groups.DEPLOY, ['g0'])],
+                         self.dispatch.phases)
+
+    def test_a_resumed_group_that_ended_does_nothing_again(self):
+        # The flow stopped after the deploy's check was saved, before
+        # taskflow saved the atom's end.
+        self.assertEqual(groups.SUCCESS, self.rt.run_group('g0'))
+        self.assertEqual(groups.SUCCESS, self.resumed().run_group('g0'))
+        self.assertEqual(2, len(self.dispatch.phases))
