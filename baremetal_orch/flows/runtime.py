@@ -210,7 +210,7 @@ class SiteRuntime:
     def skip_blocked(self):
         """Fail, with ``dependency_failed``, every group a failed group
         blocks; once the action is aborted, fail every pending group with
-        ``aborted``. Their chains, waiting for a slot, end at once.
+        ``aborted``. Their atoms, waiting for a slot, end at once.
         """
         if self.steering.aborting():
             ended = [g for g in self.site.strategy.topological_order()
@@ -237,7 +237,7 @@ class SiteRuntime:
             if self._started(group):
                 self.checkpoint(also=self._failed_row(group, groups.ABORTED))
             else:
-                # Its chain records nothing more, and no check of its
+                # Its atom records nothing more, and no check of its
                 # will end the groups after it: they end now.
                 self.checkpoint(also=functools.partial(
                     self._groups_finished, [group]))
@@ -251,7 +251,7 @@ class SiteRuntime:
         return group in self.site.order()
 
     def guard(self, step, group, *args):
-        """Run ``step`` of ``group``'s chain. A step that raises fails
+        """Run ``step`` of ``group``'s atom. A step that raises fails
         the flow: the groups waiting for a slot then end at once instead
         of holding the flow open."""
         try:
