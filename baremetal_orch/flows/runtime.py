@@ -263,9 +263,11 @@ class SiteRuntime:
     # Phases ----------------------------------------------------------------
 
     def run_group(self, group):
-        """The group's prepare phase, then its deploy phase: the group's
-        status (the one atom of a group)."""
-        return self.deploy(group, self.prepare(group))
+        """The group's prepare phase, then its deploy phase, each ending
+        with the check of its criteria: the group's status (the one atom
+        of a group)."""
+        prepare_ok = self.prepare(group)
+        return self.check_deploy(group, self.run_deploy(group, prepare_ok))
 
     def prepare(self, group):
         """The group's prepare phase, then the check of its criteria:
@@ -277,11 +279,6 @@ class SiteRuntime:
                 status['phase'] != groups.PREPARE):
             return status['status'] in (statuses.RUNNING, statuses.SUCCESS)
         return self.check_prepare(group, self.run_prepare(group))
-
-    def deploy(self, group, prepare_ok):
-        """The group's deploy phase, then the check of its criteria: the
-        group's status."""
-        return self.check_deploy(group, self.run_deploy(group, prepare_ok))
 
     def run_prepare(self, group):
         first = not self._started(group)

@@ -9,13 +9,8 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""Group slots: when a group of a running site action may start.
-
-The one owner of that decision (doc/source/admin/strategies.rst): the
-site's rules say which groups are ready in the plan's order
-(:meth:`~baremetal_orch.deployment.site.SiteDeployment.startable_groups`);
-the slots add ``[conductor]max_concurrent_groups``.
-"""
+"""When a group of a running site action may start (:class:`GroupSlots`;
+doc/source/admin/strategies.rst)."""
 
 import threading
 
@@ -31,9 +26,9 @@ class GroupSlots:
     :meth:`start` takes a slot and starts the group in the site's rules in
     one step, so the start order is the order slots were granted. A group
     that ends while it waits (a dependency failed, the action was
-    aborted) gets no slot. start/release are idempotent per group, so a
-    resumed flow that re-enters a group's deploy does not take a second
-    slot.
+    aborted) gets no slot. start/release are idempotent per group: the
+    deploy phase asks again (a resumed group whose prepare was recorded
+    takes its slot there) without taking a second slot.
 
     ``size`` is a number or a callable read at each decision, so that a
     SIGHUP reload of ``max_concurrent_groups`` applies to the running
