@@ -12,7 +12,6 @@
 """Helpers shared by the API controllers."""
 
 import copy
-import datetime
 import json
 import urllib.parse
 
@@ -26,6 +25,7 @@ from baremetal_orch.api import validation
 from baremetal_orch.common import exception
 from baremetal_orch.common import limits
 from baremetal_orch.notifications import notify
+from baremetal_orch.objects import base as obj_base
 
 CONF = cfg.CONF
 
@@ -155,9 +155,7 @@ def timestamp(value):
     database or aware from an object."""
     if value is None:
         return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=datetime.timezone.utc)
-    return value.isoformat()
+    return obj_base.as_utc(value).isoformat()
 
 
 def link(path):

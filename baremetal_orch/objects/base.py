@@ -21,6 +21,14 @@ from oslo_versionedobjects import fields as ovo_fields
 from baremetal_orch.db import api as dbapi
 
 
+def as_utc(value):
+    """A datetime the database gave: naive ones are UTC, made aware here
+    (None stays None)."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=datetime.timezone.utc)
+    return value
+
+
 class BaremetalOrchObjectRegistry(ovo_base.VersionedObjectRegistry):
     pass
 
@@ -65,11 +73,8 @@ class BaremetalOrchObject(ovo_base.VersionedObject,
     def _from_db_object(cls, context, obj, db_obj):
         for field in obj.fields:
             value = cls._db_value(db_obj, field)
-            # Naive datetimes from the database are UTC.
-            if (value is not None and
-                    isinstance(obj.fields[field], ovo_fields.DateTimeField)
-                    and value.tzinfo is None):
-                value = value.replace(tzinfo=datetime.timezone.utc)
+            if isinstance(obj.fields[field], ovo_fields.DateTimeField):
+                value = as_utc(value)
             obj[field] = value
         obj._context = context
         obj.obj_reset_changes()

@@ -12,7 +12,6 @@
 """The Node object."""
 
 import copy
-import datetime
 
 from oslo_versionedobjects import base as ovo_base
 
@@ -135,8 +134,7 @@ class Node(base.BaremetalOrchObject):
         if self._COMPLEX_FIELDS.isdisjoint(values):
             # The hot path of the conductor (state changes): one UPDATE.
             updated_at = dbapi.update_node_fields(self.uuid, values)
-            self.updated_at = updated_at.replace(
-                tzinfo=datetime.timezone.utc)
+            self.updated_at = base.as_utc(updated_at)
             self.obj_reset_changes()
             return
         self._from_db_object(context or self._context, self,
@@ -181,8 +179,8 @@ class Node(base.BaremetalOrchObject):
                 if coerce:
                     node[name] = value
                     continue
-                if is_time and value is not None and value.tzinfo is None:
-                    value = value.replace(tzinfo=datetime.timezone.utc)
+                if is_time:
+                    value = base.as_utc(value)
                 setattr(node, attr, value)
             node.obj_reset_changes()
             nodes[row['uuid']] = node
@@ -202,9 +200,8 @@ class Node(base.BaremetalOrchObject):
         coerced = [(ovo_base._get_attrname(key),
                     first.fields[key].coerce(first, key, value))
                    for key, value in values.items()]
-        updated_at = dbapi.update_nodes(
-            [n.uuid for n in nodes], host, values).replace(
-                tzinfo=datetime.timezone.utc)
+        updated_at = base.as_utc(dbapi.update_nodes(
+            [n.uuid for n in nodes], host, values))
         coerced.append((ovo_base._get_attrname('updated_at'), updated_at))
         # A list or dict is each node's own copy, not shared; the others
         # (strings, numbers, datetimes) do not change in place.

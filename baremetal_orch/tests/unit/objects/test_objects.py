@@ -17,6 +17,8 @@ fingerprint of a notification also covers the payload class it carries,
 and that of a payload the fields it masks.
 """
 
+import datetime
+
 from oslo_versionedobjects import fields as ovo_fields
 from oslo_versionedobjects import fixture
 
@@ -97,3 +99,19 @@ class TestObjectVersions(base.TestCase):
         self.assertNotEqual(
             extra_data(classes['NodeCRUDNotification'][0]),
             extra_data(classes['PortCRUDNotification'][0]))
+
+
+class TestAsUtc(base.TestCase):
+    """The one rule for datetimes read from the database (objects, the
+    batch path and the API's timestamps)."""
+
+    def test_naive_is_utc(self):
+        value = obj_base.as_utc(datetime.datetime(2026, 11, 28, 10, 0))
+        self.assertEqual(datetime.timezone.utc, value.tzinfo)
+        self.assertEqual('2026-11-28T10:00:00+00:00', value.isoformat())
+
+    def test_aware_and_none_are_kept(self):
+        plus_one = datetime.timezone(datetime.timedelta(hours=1))
+        value = datetime.datetime(2026, 11, 28, 10, 0, tzinfo=plus_one)
+        self.assertIs(value, obj_base.as_utc(value))
+        self.assertIsNone(obj_base.as_utc(None))
