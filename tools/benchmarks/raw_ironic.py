@@ -17,8 +17,9 @@ A group starts when every group it depends on has all its nodes
 fast as Ironic allows: its next verb is sent as soon as a poll shows it in
 the state the previous one leads to. One poll lists every node (only
 ``uuid``, ``provision_state`` and ``last_error``, pages of 1,000); the
-verbs of one round are sent by a pool of client threads. This is the limit
-Ironic itself sets, with no orchestration service in between.
+verbs of one round are sent by a pool of client threads, ``active`` with
+the node's config drive when it is given one. This is the limit Ironic
+itself sets, with no orchestration service in between.
 
 :class:`DagDriver` is the decision logic (no I/O); :class:`SdkIronic`
 the openstacksdk calls; :func:`deploy` runs the loop.
@@ -112,9 +113,14 @@ class DagDriver:
 
 
 class SdkIronic:
-    """The openstacksdk calls of the script (noauth, one endpoint)."""
+    """The openstacksdk calls of the script (noauth, one endpoint).
 
-    def __init__(self, endpoint, threads=16, page=1000, shard=None):
+    :param config_drives: ``{node uuid: config drive}`` sent with each
+        node's ``active`` (None: no config drive).
+    """
+
+    def __init__(self, endpoint, threads=16, page=1000, shard=None,
+                 config_drives=None):
         import openstack
         self.conn = openstack.connect(
             auth_type='none', baremetal_endpoint_override=endpoint,
@@ -123,6 +129,7 @@ class SdkIronic:
         self.pool = concurrent.futures.ThreadPoolExecutor(threads)
         self.page = page
         self.filters = {'shard': shard} if shard else {}
+        self.config_drives = config_drives
 
     def poll(self):
         """``({uuid: provision_state}, {uuid: last_error})`` of every node."""
@@ -137,10 +144,18 @@ class SdkIronic:
     def send(self, sends):
         """Send every ``(node, verb)``; return once all were answered."""
         futures = [self.pool.submit(
-            self.conn.baremetal.set_node_provision_state, node, verb)
+            self.conn.baremetal.set_node_provision_state, node, verb,
+            **self.payload(node, verb))
             for node, verb in sends]
         for future in futures:
             future.result()
+
+    def payload(self, node, verb):
+        """The arguments of ``verb`` besides the node's: its config drive
+        with ``active``, when the script hands the nodes one."""
+        if verb == 'active' and self.config_drives is not None:
+            return {'config_drive': self.config_drives[node]}
+        return {}
 
     def close(self):
         self.pool.shutdown()

@@ -30,7 +30,12 @@ spanning the 4 shards) from the POST of the action to its end; for the
 script (:mod:`tools.benchmarks.raw_ironic`), the same groups and nodes
 driven manage, provide, active through openstacksdk, in the same
 dependency order, from its first request until every node is ``active``.
-Both end with every Ironic node ``active`` (checked).
+Both end with every Ironic node ``active`` (checked). Both hand each node
+the same payload: the config drive ours puts in a node's ``active``
+request (its signal URL and token, the Heat inputs), the script's built
+the same way before its clock starts (:func:`config_drives`);
+``--bare-script`` hands the script's nodes none, the peer of the figures
+before 2026-11-28.
 
 Runs alternate, ours then the script's, ``--pairs`` times. One JSON line a
 run, then the ``P7`` line (medians, ratio = median of the pairs' ratios,
@@ -39,16 +44,20 @@ process during the runs).
 """
 
 import argparse
+import functools
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import types
 
 import fixtures
+from oslo_utils import uuidutils
 import psutil
 import requests
 
@@ -76,6 +85,9 @@ FAKE_DELAYS = {'power_delay': '1', 'boot_delay': '1', 'deploy_delay': '2',
 CONNECT_RETRIES = 6
 BIN = os.path.dirname(sys.executable)
 WAIT = 600
+#: The API endpoint in the signal URLs of the script's config drives
+#: (ours': ``http://127.0.0.1:<its port>``).
+SIGNAL_ENDPOINT = 'http://127.0.0.1:56789'
 
 
 def node_name(i):
@@ -328,13 +340,49 @@ def run_ours(count, poll_interval):
                 'ironic_poll_interval': poll_interval}
 
 
-def run_script(count, poll_interval):
+def config_drives(nodes):
+    """``{node uuid: config drive}``: what ours hands each node, for the
+    script to hand its nodes the same. Ours puts in the config drive of
+    the ``active`` request the node's instance info and the inputs of a
+    deployment signalled over HTTP
+    (:func:`baremetal_orch.objects.deployment.instance_info`), built by
+    :mod:`baremetal_orch.ironic.configdrive`; the script's carries the
+    same keys with values of the same length (a signal URL with its
+    token, a record's UUID), built the same way, before the clock starts.
+
+    :param nodes: openstacksdk nodes with ``id``, ``name`` and
+        ``instance_info``.
+    """
+    from baremetal_orch.ironic import configdrive
+    from baremetal_orch.objects import deployment as deployments
+    drives = {}
+    for node in nodes:
+        record = uuidutils.generate_uuid()
+        inputs = dict(node.instance_info or {})
+        inputs.update({
+            'deploy_signal_id': '%s/v1/signals/%s?%s=%s' % (
+                SIGNAL_ENDPOINT, record, deployments.TOKEN_PARAM,
+                secrets.token_urlsafe(32)),
+            'deploy_signal_verb': deployments.SIGNAL_VERB,
+            'deploy_signal_transport': deployments.SIGNAL_TRANSPORT,
+            'deploy_status_aware': 'true',
+            'deployment_uuid': record})
+        drives[node.id] = configdrive.build(configdrive.meta_data(
+            types.SimpleNamespace(ironic_uuid=node.id, name=node.name),
+            inputs))
+    return drives
+
+
+def run_script(count, poll_interval, with_drives=True):
     with fixtures.Fixture() as scope:
         ironic = start_ironic(scope, count)
         api = raw_ironic.SdkIronic(ironic.endpoint)
         scope.addCleanup(api.close)
-        by_name = {n.name: n.id for n in api.conn.baremetal.nodes(
-            fields=['uuid', 'name'], limit=1000)}
+        nodes = list(api.conn.baremetal.nodes(
+            fields=['uuid', 'name', 'instance_info'], limit=1000))
+        by_name = {n.name: n.id for n in nodes}
+        if with_drives:
+            api.config_drives = config_drives(nodes)
         members = {g: [by_name[n] for n in names]
                    for g, names in groups_of(count).items()}
         driver = raw_ironic.DagDriver(DEPENDS, members)
@@ -349,7 +397,8 @@ def run_script(count, poll_interval):
                 'ironic_cpu_s': list(ironic_usage.report().values())[0][
                     'cpu_s'],
                 'ironic_requests': requests_made,
-                'poll_interval': poll_interval}
+                'poll_interval': poll_interval,
+                'config_drive': with_drives}
 
 
 def summarise(runs, count, pairs):
@@ -367,6 +416,9 @@ def summarise(runs, count, pairs):
           'pairs': n, 'groups': len(DEPENDS), 'shards': SHARDS,
           'conductor_cpu_s': stats.summary(
               [c['cpu_s'] for c in conductors], 1),
+          'script_config_drive': all(
+              r.get('config_drive', False)
+              for r in runs if r['side'] == 'script'),
           'fake_delays': FAKE_DELAYS, 'load': load}
     p6 = {'figure': 'P6', 'value': max(c['peak_rss_mib'] for c in conductors),
           'unit': 'MiB', 'baseline': None, 'ratio': None, 'goal': RSS_GOAL,
@@ -387,13 +439,20 @@ def main(argv=None):
     parser.add_argument('--poll-interval', type=float, default=1.0,
                         help='seconds between polls: [ironic]poll_interval '
                              'of ours, the script\'s listing')
+    parser.add_argument('--bare-script', action='store_true',
+                        help='the script hands its nodes no config drive '
+                             '(the peer of the figures before '
+                             '2026-11-28); by default it hands each node '
+                             'a config drive like the one ours hands it')
     args = parser.parse_args(argv)
     count = args.nodes or (40 if args.quick else 1000)
     pairs = args.pairs or (1 if args.quick else 2)
     runs = []
     for _ in range(pairs):
         for name, side in (('baremetal_orch', run_ours),
-                           ('script', run_script)):
+                           ('script', functools.partial(
+                               run_script,
+                               with_drives=not args.bare_script))):
             try:
                 run = side(count, args.poll_interval)
             except Exception as exc:

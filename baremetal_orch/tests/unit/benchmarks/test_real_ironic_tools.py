@@ -13,6 +13,9 @@
 interleaved runs, the dependency-order driver of the raw-Ironic script
 and where P9's makespan goes."""
 
+import secrets
+import types
+
 from baremetal_orch.tests import base
 
 from tools.benchmarks import ironic_limit
@@ -197,17 +200,54 @@ class TestP7Strategy(base.TestCase):
             {'side': 'baremetal_orch', 'seconds': 12.0, 'conductors': [
                 {'cpu_s': 1.0, 'peak_rss_mib': 100.0},
                 {'cpu_s': 3.0, 'peak_rss_mib': 150.0}]},
-            {'side': 'script', 'seconds': 10.0},
+            {'side': 'script', 'seconds': 10.0, 'config_drive': True},
             {'side': 'baremetal_orch', 'seconds': 9.0, 'conductors': [
                 {'cpu_s': 2.0, 'peak_rss_mib': 120.0}]},
-            {'side': 'script', 'seconds': 10.0},
+            {'side': 'script', 'seconds': 10.0, 'config_drive': True},
         ]
         p7, p6 = real_ironic_deploy.summarise(runs, 40, 2)
+        self.assertTrue(p7['script_config_drive'])
+        runs[3]['config_drive'] = False
+        self.assertFalse(
+            real_ironic_deploy.summarise(runs, 40, 2)[0][
+                'script_config_drive'])
         self.assertEqual(('P7', 10.5, 10.0, 1.05), (
             p7['figure'], p7['value'], p7['baseline'], p7['ratio']))
         self.assertEqual({'min': 0.9, 'median': 1.05, 'max': 1.2, 'n': 2},
                          p7['ratios'])
         self.assertEqual(('P6', 150.0), (p6['figure'], p6['value']))
+
+    def test_script_config_drive_is_like_ours(self):
+        # The script hands each node what ours does: the same keys, values
+        # of the same length, in a drive built the same way.
+        from baremetal_orch.ironic import configdrive
+        from baremetal_orch.objects import deployment as deployments
+        node = types.SimpleNamespace(
+            id='8a1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', name='bench-00001',
+            instance_info={'image_source': 'http://127.0.0.1/image'})
+        drives = real_ironic_deploy.config_drives([node])
+        self.assertEqual([node.id], list(drives))
+        theirs = configdrive.read(drives[node.id])
+        record = types.SimpleNamespace(
+            uuid='5f0c6d1e-2b3a-4c5d-8e9f-0a1b2c3d4e5f',
+            signal_url='%s/v1/signals/5f0c6d1e-2b3a-4c5d-8e9f-0a1b2c3d4e5f'
+            % real_ironic_deploy.SIGNAL_ENDPOINT)
+        ours = deployments.instance_info(node, record,
+                                         secrets.token_urlsafe(32))
+        self.assertEqual({k: len(v) for k, v in ours.items()},
+                         {k: len(v) for k, v in theirs['meta'].items()})
+        self.assertEqual((node.id, node.name),
+                         (theirs['uuid'], theirs['name']))
+
+    def test_script_sends_config_drive_with_active_only(self):
+        api = raw_ironic.SdkIronic('http://127.0.0.1:9', threads=1,
+                                   config_drives={'n1': 'drive-1'})
+        self.addCleanup(api.close)
+        self.assertEqual({'config_drive': 'drive-1'},
+                         api.payload('n1', 'active'))
+        self.assertEqual({}, api.payload('n1', 'provide'))
+        api.config_drives = None
+        self.assertEqual({}, api.payload('n1', 'active'))
 
     def test_request_counts(self):
         from baremetal_orch_testing.fixtures import ironic
