@@ -357,16 +357,12 @@ def config_drives(nodes):
     from baremetal_orch.objects import deployment as deployments
     drives = {}
     for node in nodes:
-        record = uuidutils.generate_uuid()
-        inputs = dict(node.instance_info or {})
-        inputs.update({
-            'deploy_signal_id': '%s/v1/signals/%s?%s=%s' % (
-                SIGNAL_ENDPOINT, record, deployments.TOKEN_PARAM,
-                secrets.token_urlsafe(32)),
-            'deploy_signal_verb': deployments.SIGNAL_VERB,
-            'deploy_signal_transport': deployments.SIGNAL_TRANSPORT,
-            'deploy_status_aware': 'true',
-            'deployment_uuid': record})
+        uuid = uuidutils.generate_uuid()
+        record = types.SimpleNamespace(
+            uuid=uuid, signal_url='%s/v1/signals/%s' % (SIGNAL_ENDPOINT,
+                                                        uuid))
+        inputs = deployments.instance_info(node, record,
+                                           secrets.token_urlsafe(32))
         drives[node.id] = configdrive.build(configdrive.meta_data(
             types.SimpleNamespace(ironic_uuid=node.id, name=node.name),
             inputs))

@@ -11,6 +11,8 @@
 #    under the License.
 """/v1/chassis."""
 
+import datetime
+
 from oslo_utils import uuidutils
 
 from baremetal_orch.db import api as dbapi
@@ -100,3 +102,14 @@ class TestChassis(base.ApiTestCase):
         self.delete('/v1/nodes/' + node['uuid'], status=204)
         self.assertEqual(b'', self.delete(url, status=204).body)
         self.assertError(self.get(url), 404)
+
+    def test_timestamps_are_utc_with_offset(self):
+        # As api-ref's parameters say: ISO 8601, in UTC, with its offset
+        # (the database keeps naive UTC datetimes).
+        uuid = self.make()['uuid']
+        dbapi.update_chassis(uuid, {'description': 'changed'})
+        shown = self.get('/v1/chassis/' + uuid, status=200).json
+        for key in ('created_at', 'updated_at'):
+            self.assertTrue(shown[key].endswith('+00:00'), shown[key])
+            self.assertIsNotNone(
+                datetime.datetime.fromisoformat(shown[key]).tzinfo)
