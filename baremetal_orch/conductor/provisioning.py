@@ -18,7 +18,6 @@ the same functions, so a node moves the same way whoever asks.
 import functools
 
 from oslo_log import log
-from oslo_utils import excutils
 
 from baremetal_orch.common import exception
 from baremetal_orch.common import states
@@ -113,11 +112,12 @@ def run(context, task, event, timeout, instance_info=None):
     # A stable transition (available -> manageable) has no working state:
     # the node moves once the driver succeeded.
     stable = node.provision_state not in states.WORKING_STATES
-    try:
-        _driver_call(node, event, timeout, instance_info)
-    except Exception as e:
-        with excutils.save_and_reraise_exception():
-            _failed(context, node, event, e, stable)
+    failed = _driver_calls([node], event, timeout,
+                           infos={node.uuid: instance_info or {}})
+    if failed:
+        error = failed[node.uuid]
+        _failed(context, node, event, error, stable)
+        raise error
     if stable:
         _move(context, node, event)
         return
@@ -126,12 +126,47 @@ def run(context, task, event, timeout, instance_info=None):
         _move(context, node, 'done')
 
 
-def _driver_call(node, event, timeout, instance_info=None):
-    """The one call of a provisioning driver for ``event``."""
-    method = getattr(drivers.get_driver(node.driver), _DRIVER_CALLS[event])
-    if event == 'deploy':
-        return method(node, instance_info or {}, timeout)
-    return method(node, timeout)
+def _driver_calls(nodes, event, timeout, pool=None, infos=None):
+    """The one call of the provisioning drivers: ``event``'s driver method
+    on each of ``nodes``, one batch per driver
+    (:meth:`~baremetal_orch.drivers.provisioning.base.ProvisioningDriver.call_many`),
+    the batches side by side in ``pool`` when there are several.
+
+    :returns: ``{node uuid: exception}`` of the nodes whose call failed.
+    """
+    by_driver = {}
+    for node in nodes:
+        by_driver.setdefault(node.driver, []).append(node)
+    failed, calls = {}, []
+    for name, same in by_driver.items():
+        try:
+            driver = drivers.get_driver(name)
+        except Exception as e:
+            failed.update(dict.fromkeys((n.uuid for n in same), e))
+            continue
+        calls.append((same, functools.partial(
+            driver.call_many, _DRIVER_CALLS[event], same, timeout, infos,
+            pool)))
+    # Every driver's batch but the last in the pool; the last here.
+    waits = [] if pool is None else [
+        pool.submit(_batch_outcome, event, same, call)
+        for same, call in calls[:-1]]
+    for same, call in (calls if pool is None else calls[-1:]):
+        failed.update(_batch_outcome(event, same, call))
+    for wait in waits:
+        failed.update(wait.result())
+    return failed
+
+
+def _batch_outcome(event, nodes, call):
+    """What ``call`` (a driver's batch of ``nodes``) answers; a driver
+    that broke instead of answering failed all its nodes."""
+    try:
+        return call()
+    except Exception as e:
+        LOG.exception('%s of %d nodes: the %s driver failed', event,
+                      len(nodes), nodes[0].driver)
+        return dict.fromkeys((n.uuid for n in nodes), e)
 
 
 def abort_nodes(context, node_uuids, pool=None):
@@ -187,7 +222,8 @@ def _failed(context, node, event, exc, stable):
 def run_many(context, nodes, event, timeout, host, pool, infos=None):
     """begin(), run() and the end of the transition for many nodes
     ``host`` holds: each state change of the nodes together is one UPDATE;
-    the driver calls run side by side in ``pool`` (an executor).
+    the driver calls run side by side (:func:`_driver_calls`; ``pool``,
+    an executor, for the calls that wait in a thread each).
 
     :param infos: ``{node uuid: instance info}`` for ``deploy``.
     :returns: ``{node uuid: exception}`` of the nodes that failed.
@@ -203,17 +239,15 @@ def run_many(context, nodes, event, timeout, host, pool, infos=None):
         n.provision_state, event) not in states.WORKING_STATES}
     move_many(context, [n for n in ok if n.uuid not in stable], event, host)
 
-    futures = [(node, pool.submit(_driver_call, node, event, timeout,
-                                  (infos or {}).get(node.uuid)))
-               for node in ok]
+    errors = _driver_calls(ok, event, timeout, pool, infos)
     done = []
-    for node, future in futures:
-        try:
-            future.result()
+    for node in ok:
+        error = errors.get(node.uuid)
+        if error is None:
             done.append(node)
-        except Exception as e:
-            failed[node.uuid] = e
-            _failed(context, node, event, e, node.uuid in stable)
+        else:
+            failed[node.uuid] = error
+            _failed(context, node, event, error, node.uuid in stable)
     move_many(context, [n for n in done if n.uuid in stable], event, host)
     left = [n for n in done if n.provision_state in states.WORKING_STATES]
     while left:

@@ -21,10 +21,20 @@ provision_state, shard, conductor_group) and records what it reports.
 Errors are raised as :class:`baremetal_orch.common.exception.DriverError`
 subclasses: ``ProvisioningFailed`` (with the backend's reason) and
 ``ProvisioningTimeout``.
+
+The conductor moves nodes through :meth:`ProvisioningDriver.call_many`
+only, a batch of nodes at a time (a single node is a batch of one). By
+default each node's call holds a thread of the conductor's pool while it
+waits; a driver that can wait for many nodes without a thread each
+overrides it (the fake driver does).
 """
 
 import abc
+from concurrent import futures
 import contextlib
+
+#: The driver methods that move a node, as :meth:`call_many` names them.
+CALLS = frozenset(['manage', 'provide', 'deploy', 'undeploy'])
 
 
 class ProvisioningDriver(metaclass=abc.ABCMeta):
@@ -32,6 +42,60 @@ class ProvisioningDriver(metaclass=abc.ABCMeta):
 
     #: Name of the entry point, as stored in the node's ``driver`` field.
     name = None
+
+    def call_many(self, method, nodes, timeout, instance_infos=None,
+                  pool=None):
+        """Run ``method`` (one of :data:`CALLS`) on each of ``nodes``,
+        side by side; return once every call ended.
+
+        :param instance_infos: ``{node uuid: instance info}`` for
+            ``deploy``.
+        :param pool: an executor for the calls that wait in a thread of
+            their own; None runs them in this thread, one after the other.
+        :returns: ``{node uuid: exception}`` of the calls that raised.
+        """
+        return self.outcomes(self.submit_many(method, nodes, timeout,
+                                              instance_infos, pool))
+
+    def submit_many(self, method, nodes, timeout, instance_infos=None,
+                    pool=None):
+        """Start ``method`` of each node in ``pool`` (done now, in this
+        thread, when ``pool`` is None): ``[(node, future)]`` for
+        :meth:`outcomes`."""
+        if method not in CALLS:
+            raise ValueError('%r is not one of %s' % (method, sorted(CALLS)))
+        infos = instance_infos or {}
+        calls = []
+        for node in nodes:
+            if pool is not None:
+                calls.append((node, pool.submit(self._call, method, node,
+                                                timeout, infos)))
+                continue
+            future = futures.Future()
+            try:
+                future.set_result(self._call(method, node, timeout, infos))
+            except Exception as e:
+                future.set_exception(e)
+            calls.append((node, future))
+        return calls
+
+    @staticmethod
+    def outcomes(calls):
+        """``{node uuid: exception}`` of the ``[(node, future)]`` that
+        raised, once all of them ended."""
+        failed = {}
+        for node, future in calls:
+            try:
+                future.result()
+            except Exception as e:
+                failed[node.uuid] = e
+        return failed
+
+    def _call(self, method, node, timeout, instance_infos):
+        if method == 'deploy':
+            return self.deploy(node, instance_infos.get(node.uuid) or {},
+                               timeout)
+        return getattr(self, method)(node, timeout)
 
     @abc.abstractmethod
     def manage(self, node, timeout):

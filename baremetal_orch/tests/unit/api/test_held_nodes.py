@@ -138,18 +138,19 @@ class RenamedWhileRunningTestCase(test_actions.ActionApiTestCase):
                                rack_names=['rack01'])]}))
         uuids = {n: dbapi.get_node(n).uuid
                  for n in ('ntp01', 'ctl01', 'ctl02')}
-        provide = fake.FakeDriver.provide
+        call_many = fake.FakeDriver.call_many
 
-        def renaming(driver, node, timeout):
-            if node.uuid == uuids['ntp01']:
+        def renaming(driver, method, nodes, *args):
+            if method == 'provide' and uuids['ntp01'] in {
+                    n.uuid for n in nodes}:
                 # While the action runs, past the API's 409: both nodes
                 # get new names, and another node takes ctl01's old one.
                 dbapi.update_node(uuids['ntp01'], {'name': 'ntp01-new'})
                 dbapi.update_node(uuids['ctl01'], {'name': 'ctl01-new'})
                 dbapi.update_node(uuids['ctl02'], {'name': 'ctl01'})
-            return provide(driver, node, timeout)
+            return call_many(driver, method, nodes, *args)
 
-        with mock.patch.object(fake.FakeDriver, 'provide', autospec=True,
+        with mock.patch.object(fake.FakeDriver, 'call_many', autospec=True,
                                side_effect=renaming), \
                 test_selectors_sql.count_selects(
                     dbapi.get_engine()) as selects:

@@ -73,8 +73,8 @@ class TestSentTwice(base.ConductorTestCase):
         ctx = orch_context.get_admin_context()
         runner = self.manager.node_work
         items = [(task, node.uuid)]
-        with mock.patch.object(fake.FakeDriver, 'deploy', autospec=True,
-                               wraps=fake.FakeDriver.deploy) as deploy:
+        with mock.patch.object(fake.FakeDriver, 'call_many', autospec=True,
+                               wraps=fake.FakeDriver.call_many) as calls:
             runner.run(ctx, action, items, 'deploy', {})
             self.assertEqual('success', dbapi.get_task(task).status)
             # A copy sent again while the first ran (the task was running
@@ -87,5 +87,7 @@ class TestSentTwice(base.ConductorTestCase):
                         real(uuids), **{task: 'success'})) as ended:
                 runner.run(ctx, action, items, 'deploy', {})
             ended.assert_called_once_with([task])
-        self.assertEqual(1, deploy.call_count)
+        self.assertEqual([('deploy', [node.uuid])],
+                         [(c.args[1], [n.uuid for n in c.args[2]])
+                          for c in calls.call_args_list])
         self.assertIsNone(dbapi.get_node(node.uuid).reservation)

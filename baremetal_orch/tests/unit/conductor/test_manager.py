@@ -74,13 +74,13 @@ class TestProvisioning(ManagerTestCase):
     def test_working_state_and_lock_while_the_driver_works(self):
         node = self.node(provision_state='available')
         release = threading.Event()
-        real_deploy = fake.FakeDriver.deploy
+        real_calls = fake.FakeDriver.call_many
 
         def slow_deploy(driver, *args, **kwargs):
             self.assertTrue(release.wait(30))
-            return real_deploy(driver, *args, **kwargs)
+            return real_calls(driver, *args, **kwargs)
 
-        with mock.patch.object(fake.FakeDriver, 'deploy', slow_deploy):
+        with mock.patch.object(fake.FakeDriver, 'call_many', slow_deploy):
             self.manager.do_provisioning_action(self.ctx, node.uuid,
                                                 'active')
             now = dbapi.get_node(node.uuid)
@@ -157,9 +157,7 @@ class TestProvisioning(ManagerTestCase):
         self.config(group='conductor', deploy_timeout=1)
         node = self.node(provision_state='available',
                          driver_info={'fake_duration': 5})
-        # The fake driver's clock only: the wait below keeps its own.
-        with mock.patch.object(fake, 'time', autospec=True):
-            got = self.provision(node.uuid, 'active', 'deploy failed')
+        got = self.provision(node.uuid, 'active', 'deploy failed')
         self.assertIn('did not reach active within 1 s', got.last_error)
 
 

@@ -165,15 +165,16 @@ class TestBatchSemantics(base.ConductorTestCase):
         done = self.create_node(name='done', provision_state='available')
         items = self._tasks([active, fresh, done])
         dbapi.update_task(items[2][0], {'status': 'success'})
-        with mock.patch.object(fake.FakeDriver, 'deploy', autospec=True,
-                               wraps=fake.FakeDriver.deploy) as deploy:
+        with mock.patch.object(fake.FakeDriver, 'call_many', autospec=True,
+                               wraps=fake.FakeDriver.call_many) as calls:
             self.manager.node_work.run(self.ctx, self.action, items,
                                        'deploy', {'group': 'g1'})
             # Sent twice: every task has ended, nothing is done again.
             self.manager.node_work.run(self.ctx, self.action, items,
                                        'deploy', {'group': 'g1'})
-        self.assertEqual(['fresh'], [c.args[1].name
-                                     for c in deploy.call_args_list])
+        self.assertEqual([('deploy', ['fresh'])],
+                         [(c.args[1], [n.name for n in c.args[2]])
+                          for c in calls.call_args_list])
         self.assertEqual('available', dbapi.get_node('done').provision_state)
         self.assertEqual(['g1'], dbapi.get_node('active').deployed_groups)
         self.assertEqual(1, len(dbapi.list_deployments(
