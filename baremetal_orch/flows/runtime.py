@@ -70,6 +70,9 @@ class SiteRuntime:
         self._summary_at = None
         #: {group: the write that ends its phase's task row}.
         self._phase_ends = {}
+        #: Groups whose deploy claims the checkpoint of their prepare's
+        #: results saved.
+        self._deploy_claimed = set()
 
     # Checkpoints -----------------------------------------------------------
 
@@ -94,10 +97,13 @@ class SiteRuntime:
         :param also: ``also()``, the other writes of the step (its group's
             task row, its events), made in the checkpoint's transaction.
         """
+        # Computed before the save lock: the summary is a view, and other
+        # groups' checkpoints need not wait for it.
+        summary = self._summary(fresh)
         with self._save_lock:
             values = {'progress': {'site': self.site.to_dict(),
                                    'group_tasks': self.group_tasks,
-                                   'summary': self._summary(fresh)}}
+                                   'summary': summary}}
             self._saved_at = time.monotonic()
             changed = values != self._last
             with dbapi.transaction():
@@ -296,6 +302,11 @@ class SiteRuntime:
         if not self._started(group):
             return False
         result = self.site.finish_prepare(group, results or {})
+        if result.ok and self.steering.may_start():
+            # The deploy's claims are saved with the prepare's results:
+            # one checkpoint between the phases, not two.
+            self.site.deploy_targets(group)
+            self._deploy_claimed.add(group)
         self.checkpoint(also=self._with_phase_end(group))
         self._notify(group, groups.PREPARE, 'end' if result.ok else 'error')
         return bool(result.ok)
@@ -308,7 +319,10 @@ class SiteRuntime:
             return {}
         self.slots.start(group)
         targets = self.site.deploy_targets(group)
-        self.checkpoint()
+        if group in self._deploy_claimed:
+            self._deploy_claimed.discard(group)
+        else:
+            self.checkpoint()
         self._notify(group, groups.DEPLOY, 'start')
         return self._run_phase(group, groups.DEPLOY, targets,
                                CONF.conductor.deploy_timeout)

@@ -102,10 +102,15 @@ class FakeDriver(base.ProvisioningDriver):
                     reason='driver_info.fake_duration must be a finite '
                            'number of seconds >= 0, not %r' % (duration,))
 
-    def _duration(self, node):
+    def _duration(self, node, default=None):
+        """Seconds a phase of ``node`` lasts (``default``: the option's
+        value, when the caller read it already)."""
         info = node.driver_info or {}
-        return float(info.get('fake_duration',
-                              CONF.fake_driver.default_duration) or 0)
+        if 'fake_duration' in info:
+            return float(info['fake_duration'] or 0)
+        if default is None:
+            default = CONF.fake_driver.default_duration
+        return float(default or 0)
 
     def _record(self, node, call, stage='start'):
         path = CONF.fake_driver.call_log
@@ -181,26 +186,29 @@ class FakeDriver(base.ProvisioningDriver):
         :returns: ``{node uuid: exception}`` of the calls that failed.
         """
         failed, ends = {}, []
+        default = CONF.fake_driver.default_duration
         for index, node in enumerate(nodes):
             try:
                 if self._begin(method, node, instance_infos):
-                    ends.append((time.monotonic() + min(
-                        self._duration(node), timeout), index, node))
+                    seconds = self._duration(node, default)
+                    ends.append((time.monotonic() + min(seconds, timeout),
+                                 index, node, seconds))
             except Exception as e:
                 failed[node.uuid] = e
-        for end, _index, node in sorted(ends, key=lambda e: e[:2]):
+        for end, _index, node, seconds in sorted(ends,
+                                                 key=lambda e: e[:2]):
             left = end - time.monotonic()
             if left > 0:
                 time.sleep(left)
             try:
-                self._end(method, node, timeout)
+                self._end(method, node, timeout, seconds)
             except Exception as e:
                 failed[node.uuid] = e
         return failed
 
-    def _end(self, method, node, timeout):
+    def _end(self, method, node, timeout, seconds):
         phase, working = TIMED_CALLS[method]
-        if self._duration(node) > timeout:
+        if seconds > timeout:
             raise exception.ProvisioningTimeout(
                 node=node.ident, state=states.target_of(working),
                 timeout=timeout)

@@ -406,6 +406,25 @@ class TestGroupAtoms(base.DbTestCase):
         saved = dbapi.get_action(self.action.uuid).progress['site']
         self.assertEqual(['g0'], saved['order'])
 
+    def test_one_checkpoint_between_the_phases(self):
+        # The group's start, its prepare's results with its deploy's
+        # claims, its end: three snapshots of the rules' state taken, each
+        # written (the deploy's start took a fourth, equal to the one
+        # before it, and so not written).
+        writes, snapshots = [], []
+        real = dbapi.update_action
+        self.useFixture(mockpatch(
+            lambda *a, **k: (writes.append(a[1]), real(*a, **k))[1]))
+        to_dict = self.rt.site.to_dict
+        self.useFixture(fixtures.MockPatchObject(
+            self.rt.site, 'to_dict',
+            side_effect=lambda: snapshots.append(to_dict()) or
+            snapshots[-1]))
+        self.assertEqual(groups.SUCCESS, self.rt.run_group('g0'))
+        self.assertEqual(3, len(snapshots))
+        self.assertEqual(snapshots,
+                         [w['progress']['site'] for w in writes])
+
     def resumed(self):
         """A runtime rebuilt from the last checkpoint, as a conductor that
         resumes the flow makes it."""
