@@ -110,14 +110,21 @@ class NodeWork:
         :param params: ``group``, ``deadline`` (seconds the phase allows)
             and ``wait_for_signal``.
         """
+        # {task uuid: status} committed here, and the tasks a branch of
+        # their own ends later (a lock or a signal to wait for).
+        outcomes, later = {}, set()
         try:
-            self._run(context, action_uuid, items, phase, params)
+            self._run(context, action_uuid, items, phase, params, outcomes,
+                      later)
         finally:
-            # The outcomes committed here are there to read: the phase
-            # waiting for them in this process looks now.
-            dispatcher.ENDED.ended([t for t, _n in items])
+            # The outcomes committed here go to the phase waiting for them
+            # in this process; a task ended some other way goes without
+            # its status, which the phase then reads.
+            dispatcher.ENDED.ended({t: outcomes.get(t) for t, _n in items
+                                    if t not in later})
 
-    def _run(self, context, action_uuid, items, phase, params):
+    def _run(self, context, action_uuid, items, phase, params, outcomes,
+             later):
         previous, rows = dbapi.start_batch(items, self.host,
                                            statuses.TASK_FINAL_STATUSES)
         todo = {n: t for t, n in items if t in previous}
@@ -127,11 +134,13 @@ class NodeWork:
         deadline = time.monotonic() + float(params.get('deadline') or 60)
         for node_uuid, task_uuid in todo.items():
             if node_uuid not in locked:
+                later.add(task_uuid)
                 self.spawn(self._when_unlocked, context, action_uuid,
                            task_uuid, node_uuid, phase, params, deadline)
         locked = self._not_ended(todo, locked, previous)
         if locked:
-            self._batch(context, action_uuid, todo, locked, phase, params)
+            self._batch(context, action_uuid, todo, locked, phase, params,
+                        outcomes, later)
 
     def _not_ended(self, todo, locked, previous):
         """The locked nodes whose task has not ended: a copy sent twice,
@@ -154,6 +163,7 @@ class NodeWork:
         """The branch of a node another operation holds: wait for its
         lock until the phase's deadline, then work on it alone."""
         todo = {node_uuid: task_uuid}
+        outcomes, later = {}, set()
         try:
             while True:
                 locked = node_obj.Node.reserve_many(context, [node_uuid],
@@ -168,18 +178,22 @@ class NodeWork:
                                      {task_uuid: statuses.RUNNING})
             if locked:
                 self._batch(context, action_uuid, todo, locked, phase,
-                            params)
+                            params, outcomes, later)
         except Exception as e:
             LOG.info('%s of node %s failed: %s', phase, node_uuid, e)
             dbapi.release_nodes([], self.host, failed={task_uuid: str(e)})
+            outcomes[task_uuid] = statuses.FAILED
         finally:
-            dispatcher.ENDED.ended([task_uuid])
+            if task_uuid not in later:  # else its signal's branch ends it
+                dispatcher.ENDED.ended({task_uuid: outcomes.get(task_uuid)})
 
-    def _batch(self, context, action_uuid, todo, locked, phase, params):
+    def _batch(self, context, action_uuid, todo, locked, phase, params,
+               outcomes, later):
         # While the nodes are in flight, an outage of their backend (an
         # Ironic endpoint) is an event on the action (once per outage).
         with self._outages(action_uuid, list(locked.values())):
-            self._work(context, action_uuid, todo, locked, phase, params)
+            self._work(context, action_uuid, todo, locked, phase, params,
+                       outcomes, later)
 
     @staticmethod
     def _outages(action_uuid, nodes):
@@ -197,10 +211,12 @@ class NodeWork:
                 functools.partial(event_obj.ironic_outage, action_uuid))))
         return stack
 
-    def _work(self, context, action_uuid, todo, locked, phase, params):
+    def _work(self, context, action_uuid, todo, locked, phase, params,
+              outcomes, later):
         """The phase of the ``locked`` nodes; their locks are released
-        with the outcomes of their tasks (those waiting for a signal keep
-        theirs until it comes)."""
+        with the outcomes of their tasks, added to ``outcomes`` once
+        committed (those waiting for a signal keep theirs until it comes:
+        their tasks go to ``later``)."""
         nodes = list(locked.values())
         failed, signals, deployed = {}, {}, []
         try:
@@ -223,17 +239,21 @@ class NodeWork:
             LOG.info('%s of node %s failed: %s', phase, node_uuid, exc)
         for node in nodes:
             if node.uuid in signals and node.uuid not in failed:
+                later.add(todo[node.uuid])
                 self.spawn(self._until_signal, context, node,
                            signals[node.uuid], todo[node.uuid], params)
         done = [n for n in locked if n not in signals or n in failed]
+        succeeded = [todo[n] for n in done if n not in failed]
         # Success is written with the locks' release, in one transaction,
         # with the group the deployed nodes now carry.
         with dbapi.transaction():
             self._add_group(deployed, params.get('group'))
             dbapi.release_nodes(
-                done, self.host,
-                succeeded=[todo[n] for n in done if n not in failed],
+                done, self.host, succeeded=succeeded,
                 failed={todo[n]: str(e) for n, e in failed.items()})
+        outcomes.update(dict.fromkeys(succeeded, statuses.SUCCESS))
+        outcomes.update(dict.fromkeys((todo[n] for n in failed),
+                                      statuses.FAILED))
 
     @staticmethod
     def _validate(nodes, failed):
@@ -311,6 +331,7 @@ class NodeWork:
     def _until_signal(self, context, node, record, task_uuid, params):
         """The branch of a deployed node that waits for its final signal,
         holding its lock; its task ends with the signal's verdict."""
+        status = None
         try:
             try:
                 record = deployments.wait_for_final(
@@ -331,11 +352,13 @@ class NodeWork:
             LOG.info('deploy of node %s failed: %s', node.uuid, e)
             dbapi.release_nodes([node.uuid], self.host,
                                 failed={task_uuid: str(e)})
+            status = statuses.FAILED
         else:
             dbapi.release_nodes([node.uuid], self.host,
                                 succeeded=[task_uuid])
+            status = statuses.SUCCESS
         finally:
-            dispatcher.ENDED.ended([task_uuid])
+            dispatcher.ENDED.ended({task_uuid: status})
 
     def _add_group(self, nodes, group):
         """Add ``group`` to the nodes' deployed groups (nodes this

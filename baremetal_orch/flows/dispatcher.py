@@ -18,11 +18,12 @@ rows the work needs are read by UUID. A node's name (the one admission
 saw, :meth:`NodeTracker.name_of`) only names its task row, events and
 log lines.
 
-A phase looks at its task rows when this process ended one of its tasks
-(:data:`ENDED`), and otherwise at its runtime's poll interval; once every
-node in flight works in this process it needs no polling, and looks only
-once a second (:attr:`NodeDispatcher.LOCAL_POLL`), in case of a task ended
-some other way.
+A task that node work of this process ended reaches its phase in memory,
+with its status (:data:`ENDED`); otherwise the phase looks at its task
+rows at its runtime's poll interval. Once every node in flight works in
+this process it needs no polling, and looks at the rows only once a
+second (:attr:`NodeDispatcher.LOCAL_POLL`), in case of a task ended some
+other way.
 """
 
 import threading
@@ -47,33 +48,52 @@ def _name(runtime, uuid):
 
 
 class EndedTasks:
-    """Wakes the phases of this process when the tasks they wait for end.
+    """Hands a phase of this process the outcomes of the tasks it waits
+    for, as node work commits them.
 
-    Node work calls :meth:`ended` once a task's outcome is committed; a
-    phase :meth:`watch`-es its task uuids with a :class:`threading.Event`
-    and reads the task rows when it is set. An outcome committed by
-    another process sets nothing: that phase still polls.
+    A phase :meth:`watch`-es its task uuids with a
+    :class:`threading.Event` and an inbox (a dict); node work calls
+    :meth:`ended` once outcomes are committed, with their statuses where
+    it knows them, which go to the inbox, and sets the event. An outcome
+    committed by another process reaches neither: that phase still polls
+    its task rows.
     """
 
     def __init__(self):
         self._lock = threading.Lock()
         self._events = {}
 
-    def watch(self, task_uuids, event):
+    def watch(self, task_uuids, event, inbox=None):
         with self._lock:
             for uuid in task_uuids:
-                self._events[uuid] = event
+                self._events[uuid] = (event, inbox)
 
     def forget(self, task_uuids):
         with self._lock:
             for uuid in task_uuids:
                 self._events.pop(uuid, None)
 
-    def ended(self, task_uuids):
+    def ended(self, outcomes):
+        """``outcomes``: ``{task uuid: its final status, or None when the
+        caller does not know it}``, committed."""
+        woken = []
         with self._lock:
-            events = {self._events.get(uuid) for uuid in task_uuids}
-        for event in events - {None}:
+            for uuid, status in outcomes.items():
+                event, inbox = self._events.get(uuid, (None, None))
+                if event is None:
+                    continue
+                if inbox is not None:
+                    inbox[uuid] = status
+                woken.append(event)
+        for event in set(woken):
             event.set()
+
+    def take(self, inbox):
+        """What arrived in ``inbox`` since the last take (and empty it)."""
+        with self._lock:
+            arrived = dict(inbox)
+            inbox.clear()
+        return arrived
 
 
 #: The one of this process.
@@ -110,8 +130,22 @@ class NodeDispatcher:
         """Until a task of ``inflight`` ends here, or the poll is due."""
         local = all(self.rpcapi.runs_here(host)
                     for _n, _node, host in inflight.values())
-        wakeup.wait(self.LOCAL_POLL if local else runtime.poll_interval)
+        woken = wakeup.wait(self.LOCAL_POLL if local
+                            else runtime.poll_interval)
         wakeup.clear()
+        return woken
+
+    @staticmethod
+    def _ended(phase_task, inbox, woken):
+        """``{task uuid: status}`` of the phase's tasks that ended: what
+        this process's node work handed over when it woke the phase; the
+        task rows (an indexed query that returns nothing while the nodes
+        work) when the poll was due, or when an outcome came without its
+        status."""
+        arrived = ENDED.take(inbox)
+        if woken and arrived and None not in arrived.values():
+            return arrived
+        return dbapi.ended_tasks(phase_task, statuses.TASK_FINAL_STATUSES)
 
     def _send(self, runtime, batch, phase, params, timeout, alive,
               inflight, sent_at):
@@ -255,21 +289,23 @@ class NodeDispatcher:
         # Taken from the end: the resumed first, then the others in order.
         pending.reverse()
         pending.sort(key=lambda item: item[2] in resumed)
-        wakeup = threading.Event()
+        wakeup, inbox = threading.Event(), {}
         watched = [uuid for _n, _node, uuid in pending]
-        ENDED.watch(watched, wakeup)
+        ENDED.watch(watched, wakeup, inbox)
         steering = runtime.steering
         steering.listen(wakeup)
         try:
             return self._run(runtime, phase_task, phase, timeout, params,
-                             done, pending, wakeup, keep_going, resumed)
+                             done, pending, (wakeup, inbox), keep_going,
+                             resumed)
         finally:
             ENDED.forget(watched)
             steering.unlisten(wakeup)
             runtime.phase_update(phase_task, phase, (), None)
 
     def _run(self, runtime, phase_task, phase, timeout, params, done,
-             pending, wakeup, keep_going, resumed):
+             pending, watch, keep_going, resumed):
+        wakeup, inbox = watch
         steering = runtime.steering
         inflight = {}
         sent_at = {}
@@ -330,11 +366,8 @@ class NodeDispatcher:
                     (uuid, groups.TIMEOUT)
                     for uuid, _node, _h in inflight.values()])
                 return PhaseResults(done, True, unstarted)
-            self._wait(runtime, wakeup, inflight)
-            # The ended tasks of the phase: an indexed query that returns
-            # nothing while the nodes work.
-            ended = dbapi.ended_tasks(phase_task,
-                                      statuses.TASK_FINAL_STATUSES)
+            woken = self._wait(runtime, wakeup, inflight)
+            ended = self._ended(phase_task, inbox, woken)
             failed = []
             for task_uuid, status in ended.items():
                 if task_uuid in inflight:

@@ -73,6 +73,9 @@ class SiteRuntime:
         #: Groups whose deploy claims the checkpoint of their prepare's
         #: results saved.
         self._deploy_claimed = set()
+        #: Groups this runtime started: their phases' task rows are its
+        #: own to insert (none exist before).
+        self._fresh = set()
 
     # Checkpoints -----------------------------------------------------------
 
@@ -294,6 +297,8 @@ class SiteRuntime:
         targets = self.site.prepare_targets(group)
         self.checkpoint(also=(lambda: self._group_started(group))
                         if first else None)
+        if first:
+            self._fresh.add(group)
         self._notify(group, groups.PREPARE, 'start')
         return self._run_phase(group, groups.PREPARE, targets,
                                CONF.conductor.prepare_timeout)
@@ -410,9 +415,11 @@ class SiteRuntime:
         resumed flow), else ``(uuid, row)``, the row to insert with its
         nodes' rows."""
         parent = self.group_tasks[group]
-        for row in dbapi.list_tasks(parent_uuid=parent, kind='phase'):
-            if row.name == phase:
-                return row.uuid, None
+        if group not in self._fresh:
+            # Started before this runtime (a resumed flow): its rows may be.
+            for row in dbapi.list_tasks(parent_uuid=parent, kind='phase'):
+                if row.name == phase:
+                    return row.uuid, None
         row = {'uuid': uuidutils.generate_uuid(), 'parent_uuid': parent,
                'action_uuid': self.action_uuid, 'kind': 'phase',
                'name': phase, 'status': statuses.RUNNING,

@@ -41,11 +41,22 @@ class TestEndedTasks(base.TestCase):
         first, second = threading.Event(), threading.Event()
         ended.watch(['a', 'b'], first)
         ended.watch(['c'], second)
-        ended.ended(['x', 'b'])
+        ended.ended({'x': 'success', 'b': None})
         self.assertEqual((True, False), (first.is_set(), second.is_set()))
         ended.forget(['c'])
-        ended.ended(['c'])
+        ended.ended({'c': 'success'})
         self.assertFalse(second.is_set())
+
+    def test_hands_the_outcomes_to_the_watchers_inbox(self):
+        ended = dispatcher.EndedTasks()
+        event, inbox = threading.Event(), {}
+        ended.watch(['a', 'b', 'c'], event, inbox)
+        ended.ended({'a': 'success', 'b': 'failed', 'x': 'success'})
+        ended.ended({'c': None})
+        self.assertTrue(event.is_set())
+        self.assertEqual({'a': 'success', 'b': 'failed', 'c': None},
+                         ended.take(inbox))
+        self.assertEqual({}, ended.take(inbox))
 
 
 class TestPhaseWakeups(base.ConductorTestCase):
@@ -79,6 +90,19 @@ class TestPhaseWakeups(base.ConductorTestCase):
         nodes = [self.create_node(name='wake-%d' % i) for i in range(5)]
         result = self._run_phase(nodes)
         self.assertEqual({n.uuid: True for n in nodes}, result.done)
+
+    def test_outcomes_come_home_in_memory(self):
+        # Node work of this process hands the phase its outcomes: the
+        # phase reads no task row to learn them.
+        nodes = [self.create_node(name='home-%d' % i) for i in range(3)]
+        nodes.append(self.create_node(
+            name='home-bad', driver_info={'fake_fail_phase': 'prepare'}))
+        with mock.patch.object(dbapi, 'ended_tasks', autospec=True,
+                               wraps=dbapi.ended_tasks) as reads:
+            result = self._run_phase(nodes)
+        self.assertEqual(dict({n.uuid: True for n in nodes[:3]},
+                              **{nodes[3].uuid: False}), result.done)
+        self.assertEqual(0, reads.call_count)
 
     def test_a_node_that_waited_for_its_lock_wakes_its_phase(self):
         node = self.create_node(name='alone')

@@ -14,6 +14,7 @@ Checkpoints: shared by the callers that queue, never written twice."""
 
 import random
 import threading
+from unittest import mock
 
 import fixtures
 
@@ -424,6 +425,19 @@ class TestGroupAtoms(base.DbTestCase):
         self.assertEqual(3, len(snapshots))
         self.assertEqual(snapshots,
                          [w['progress']['site'] for w in writes])
+
+    def test_a_group_started_here_inserts_its_phase_rows_unread(self):
+        # None can exist before this runtime started the group; a
+        # resumed runtime looks for them.
+        with mock.patch.object(dbapi, 'list_tasks', autospec=True,
+                               wraps=dbapi.list_tasks) as reads:
+            self.assertTrue(self.rt.prepare('g0'))
+            self.assertEqual([], reads.call_args_list)
+            self.assertEqual(groups.SUCCESS, self.resumed().run_group('g0'))
+        self.assertEqual([mock.call(parent_uuid=self.tasks['g0'],
+                                    kind='phase')], reads.call_args_list)
+        self.assertEqual('success',
+                         self.phase_row('g0', groups.DEPLOY).status)
 
     def resumed(self):
         """A runtime rebuilt from the last checkpoint, as a conductor that
