@@ -115,6 +115,24 @@ class TestDo(ProvisioningTestCase):
         self.assertEqual(('active', None), self.state('n1'))
 
 
+class TestBrokenDriver(ProvisioningTestCase):
+
+    def test_a_batch_call_that_raises_fails_its_nodes(self):
+        # A driver that breaks instead of answering for each node: its
+        # nodes fail with its error, none is left in a working state.
+        from baremetal_orch.drivers.provisioning import fake
+
+        self.create_node(name='n1', provision_state='available')
+        with mock.patch.object(fake.FakeDriver, 'call_many', autospec=True,
+                               side_effect=RuntimeError('driver broke')):
+            e = self.run_many('n1', 'deploy', {})
+        self.assertIsInstance(e, RuntimeError)
+        node = dbapi.get_node('n1')
+        self.assertEqual(('deploy failed', 'driver broke', None),
+                         (node.provision_state, node.last_error,
+                          node.reservation))
+
+
 class TestPhases(ProvisioningTestCase):
     """The prepare and deploy phases of one node (a batch of one)."""
 
