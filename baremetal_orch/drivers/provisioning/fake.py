@@ -102,15 +102,12 @@ class FakeDriver(base.ProvisioningDriver):
                     reason='driver_info.fake_duration must be a finite '
                            'number of seconds >= 0, not %r' % (duration,))
 
-    def _duration(self, node, default=None):
-        """Seconds a phase of ``node`` lasts (``default``: the option's
-        value, when the caller read it already)."""
+    @staticmethod
+    def _duration(node, default):
+        """Seconds a phase of ``node`` lasts (``default``: the value of
+        ``[fake_driver]default_duration``, read once a batch)."""
         info = node.driver_info or {}
-        if 'fake_duration' in info:
-            return float(info['fake_duration'] or 0)
-        if default is None:
-            default = CONF.fake_driver.default_duration
-        return float(default or 0)
+        return float(info.get('fake_duration', default) or 0)
 
     def _record(self, node, call, stage='start'):
         path = CONF.fake_driver.call_log
