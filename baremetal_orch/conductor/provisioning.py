@@ -137,35 +137,29 @@ def _driver_calls(nodes, event, timeout, pool=None, infos=None):
     by_driver = {}
     for node in nodes:
         by_driver.setdefault(node.driver, []).append(node)
-    failed, calls = {}, []
-    for name, same in by_driver.items():
-        try:
-            driver = drivers.get_driver(name)
-        except Exception as e:
-            failed.update(dict.fromkeys((n.uuid for n in same), e))
-            continue
-        calls.append((same, functools.partial(
-            driver.call_many, _DRIVER_CALLS[event], same, timeout, infos,
-            pool)))
+    batches = [(name, same, event, timeout, pool, infos)
+               for name, same in by_driver.items()]
     # Every driver's batch but the last in the pool; the last here.
     waits = [] if pool is None else [
-        pool.submit(_batch_outcome, event, same, call)
-        for same, call in calls[:-1]]
-    for same, call in (calls if pool is None else calls[-1:]):
-        failed.update(_batch_outcome(event, same, call))
+        pool.submit(_batch, *batch) for batch in batches[:-1]]
+    failed = {}
+    for batch in (batches if pool is None else batches[-1:]):
+        failed.update(_batch(*batch))
     for wait in waits:
         failed.update(wait.result())
     return failed
 
 
-def _batch_outcome(event, nodes, call):
-    """What ``call`` (a driver's batch of ``nodes``) answers; a driver
-    that broke instead of answering failed all its nodes."""
+def _batch(name, nodes, event, timeout, pool, infos):
+    """What the ``name`` driver answers for its batch of ``nodes``; a
+    driver that cannot be had, or that broke instead of answering, failed
+    all its nodes."""
     try:
-        return call()
+        return drivers.get_driver(name).call_many(
+            _DRIVER_CALLS[event], nodes, timeout, infos, pool)
     except Exception as e:
         LOG.exception('%s of %d nodes: the %s driver failed', event,
-                      len(nodes), nodes[0].driver)
+                      len(nodes), name)
         return dict.fromkeys((n.uuid for n in nodes), e)
 
 

@@ -63,7 +63,7 @@ class EndedTasks:
         self._lock = threading.Lock()
         self._events = {}
 
-    def watch(self, task_uuids, event, inbox=None):
+    def watch(self, task_uuids, event, inbox):
         with self._lock:
             for uuid in task_uuids:
                 self._events[uuid] = (event, inbox)
@@ -80,11 +80,9 @@ class EndedTasks:
         with self._lock:
             for uuid, status in outcomes.items():
                 event, inbox = self._events.get(uuid, (None, None))
-                if event is None:
-                    continue
-                if inbox is not None:
+                if event is not None:
                     inbox[uuid] = status
-                woken.append(event)
+                    woken.append(event)
         for event in set(woken):
             event.set()
 

@@ -39,8 +39,8 @@ class TestEndedTasks(base.TestCase):
     def test_wakes_the_watcher_of_an_ended_task_only(self):
         ended = dispatcher.EndedTasks()
         first, second = threading.Event(), threading.Event()
-        ended.watch(['a', 'b'], first)
-        ended.watch(['c'], second)
+        ended.watch(['a', 'b'], first, {})
+        ended.watch(['c'], second, {})
         ended.ended({'x': 'success', 'b': None})
         self.assertEqual((True, False), (first.is_set(), second.is_set()))
         ended.forget(['c'])
