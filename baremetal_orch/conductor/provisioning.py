@@ -91,9 +91,15 @@ def move_many(context, nodes, event, host):
         previous = [(n.provision_state, n.target_provision_state)
                     for n in group]
         node_obj.Node.save_many(group, host, values)
-        for node, (prev_state, prev_target) in zip(group, previous):
-            notify.provision(context, node, _status(prev_state, nxt, event),
-                             prev_state, prev_target, event)
+        moves = [(node, _status(prev_state, nxt, event), prev_state,
+                  prev_target)
+                 for node, (prev_state, prev_target) in zip(group, previous)]
+        sends = {status: notify.provision_sent(status)
+                 for status in {move[1] for move in moves}}
+        for node, status, prev_state, prev_target in moves:
+            if sends[status]:
+                notify.provision(context, node, status, prev_state,
+                                 prev_target, event)
 
 
 def begin(context, node, event):

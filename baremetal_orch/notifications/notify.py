@@ -32,6 +32,7 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import excutils
 
+from baremetal_orch.common import exception
 from baremetal_orch.notifications import action as action_payloads
 from baremetal_orch.notifications import base as notification
 from baremetal_orch.notifications import inventory as inventory_payloads
@@ -138,6 +139,19 @@ def crud_scope(context, resource, action, obj):
         with excutils.save_and_reraise_exception():
             crud(context, resource, action, 'error', obj, exc=e)
     crud(context, resource, action, 'end', obj)
+
+
+def provision_sent(status):
+    """Whether :func:`provision` notifications ending ``status`` pass
+    ``[DEFAULT]notification_level``: a group's state change asks once,
+    not once a node. An unknown status raises, sent or not."""
+    event_type = notification.event_type_name('node', 'provision_set',
+                                              status)
+    if event_type not in node_payloads.NodeSetProvisionStateNotification \
+            .EVENT_TYPES:
+        raise exception.InvalidParameterValue(
+            reason='no provision notification ends %s' % status)
+    return notification.should_send(notification.level_for(status))
 
 
 @_safe

@@ -182,8 +182,8 @@ def create_many(nodes, action_uuid, host):
                   'signal_url': '%s/v1/signals/%s' % (endpoint, uuid),
                   'token_hash': hash_token(token)}
         rows.append(values)
-        made.append((Deployment(final=False, deleted=False, **values),
-                     token))
+        made.append((Deployment.from_trusted(final=False, deleted=False,
+                                             **values), token))
     dbapi.create_deployments(rows)
     return made
 

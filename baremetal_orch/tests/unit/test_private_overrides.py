@@ -187,7 +187,8 @@ class TestOverriddenMembers(base.TestCase):
                         recheck('waitress'))
 
     def test_versionedobjects_store_fields_under_get_attrname(self):
-        # Node.from_rows and save_many store values where the setter does.
+        # Node.from_rows, save_many and BaremetalOrchObject.from_trusted
+        # store values where the setter does.
         node = node_obj.Node()
         node.name = 'n1'
         self.assertEqual('n1', getattr(node, ovo_base._get_attrname('name')),

@@ -35,6 +35,8 @@ class ProvisioningTestCase(base.DbTestCase):
     def setUp(self):
         super().setUp()
         self.ctx = orch_context.get_admin_context()
+        # Every provision notification is wanted: self.notes records them.
+        self.config(notification_level='info')
         self.notes = []
         self.useFixture(fixtures.MockPatchObject(
             provisioning.notify, 'provision',
@@ -131,6 +133,45 @@ class TestBrokenDriver(ProvisioningTestCase):
         self.assertEqual(('deploy failed', 'driver broke', None),
                          (node.provision_state, node.last_error,
                           node.reservation))
+
+
+class TestMoveMany(ProvisioningTestCase):
+    """A state change of many nodes and its notifications."""
+
+    def move(self, count, event, nodes=None):
+        """``event`` on ``count`` new nodes (or ``nodes``) held by h1;
+        returns them."""
+        if nodes is None:
+            uuids = [self.create_node(name='n%d' % i).uuid
+                     for i in range(count)]
+            nodes = list(provisioning.node_obj.Node.reserve_many(
+                self.ctx, uuids, 'h1').values())
+        provisioning.move_many(self.ctx, nodes, event, 'h1')
+        return nodes
+
+    def test_each_node_notified_when_wanted(self):
+        self.move(3, 'manage')
+        self.assertEqual([('start', 'enroll', 'verifying', 'manage')] * 3,
+                         self.notes)
+
+    def test_no_node_visited_for_notifications_filtered_out(self):
+        # Notifications off (the default): a group's state change does no
+        # per-node notification work at all, though its nodes moved.
+        self.config(notification_level=None)
+        moved = self.move(3, 'manage')
+        self.assertEqual([], self.notes)
+        self.assertEqual({'verifying'},
+                         {dbapi.get_node(n.uuid).provision_state
+                          for n in moved})
+
+    def test_level_filters_by_status(self):
+        # error only: a failure is notified, a start is not.
+        self.config(notification_level='error')
+        nodes = self.move(2, 'manage')
+        self.assertEqual([], self.notes)
+        self.move(0, 'fail', nodes)
+        self.assertEqual([('error', 'verifying', 'enroll', 'fail')] * 2,
+                         self.notes)
 
 
 class TestPhases(ProvisioningTestCase):

@@ -15,6 +15,7 @@ import json
 from unittest import mock
 
 from baremetal_orch.common import context as orch_context
+from baremetal_orch.common import exception
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import labels as labels_mod
 from baremetal_orch.notifications import node as node_payloads
@@ -185,6 +186,22 @@ class TestPublisher(NotifyTestCase):
 
 
 class TestLevelFiltering(NotifyTestCase):
+
+    def test_provision_sent_follows_the_level(self):
+        self.config(notification_level=None)
+        self.assertFalse(notify.provision_sent('error'))
+        self.config(notification_level='error')
+        self.assertEqual((False, True), (notify.provision_sent('start'),
+                                         notify.provision_sent('error')))
+        self.config(notification_level='info')
+        self.assertTrue(notify.provision_sent('success'))
+
+    def test_provision_sent_refuses_an_unknown_status_sent_or_not(self):
+        # A wrong call site shows even where nothing is sent.
+        for level in (None, 'info'):
+            self.config(notification_level=level)
+            self.assertRaises(exception.InvalidParameterValue,
+                              notify.provision_sent, 'done')
 
     def test_unset_sends_nothing_and_builds_nothing(self):
         self.config(notification_level=None)

@@ -19,6 +19,7 @@ and that of a payload the fields it masks.
 
 import datetime
 
+from oslo_utils import uuidutils
 from oslo_versionedobjects import fields as ovo_fields
 from oslo_versionedobjects import fixture
 
@@ -26,6 +27,7 @@ from baremetal_orch import notifications
 from baremetal_orch.notifications import notify  # noqa: F401  (payloads)
 from baremetal_orch import objects
 from baremetal_orch.objects import base as obj_base
+from baremetal_orch.objects import deployment
 from baremetal_orch.tests import base
 
 EXPECTED = {
@@ -99,6 +101,25 @@ class TestObjectVersions(base.TestCase):
         self.assertNotEqual(
             extra_data(classes['NodeCRUDNotification'][0]),
             extra_data(classes['PortCRUDNotification'][0]))
+
+
+class TestFromTrusted(base.TestCase):
+    """Objects of values the service made, without the fields' coercion
+    (a group's deployment records)."""
+
+    def test_values_are_stored_as_they_are_and_unchanged(self):
+        uuid = uuidutils.generate_uuid()
+        record = deployment.Deployment.from_trusted(
+            uuid=uuid, status=deployment.IN_PROGRESS, final=False)
+        self.assertEqual((uuid, 'IN_PROGRESS', False),
+                         (record.uuid, record.status, record.final))
+        self.assertEqual(set(), record.obj_what_changed())
+        self.assertFalse(record.obj_attr_is_set('node_uuid'))
+
+    def test_an_unknown_field_is_refused(self):
+        e = self.assertRaises(KeyError, deployment.Deployment.from_trusted,
+                              uuid=uuidutils.generate_uuid(), colour='red')
+        self.assertIn('colour', str(e))
 
 
 class TestAsUtc(base.TestCase):
