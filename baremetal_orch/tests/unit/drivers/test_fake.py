@@ -18,19 +18,19 @@ import os
 import threading
 
 import fixtures
-from oslo_utils import uuidutils
 
 from baremetal_orch.common import exception
 from baremetal_orch.drivers.provisioning import base as base_driver
 from baremetal_orch.drivers.provisioning import fake
-from baremetal_orch.objects import node as node_obj
 from baremetal_orch.tests import base
+from baremetal_orch_testing import helpers
 
 
 def make_node(name, state='available', **driver_info):
-    return node_obj.Node(uuid=uuidutils.generate_uuid(), name=name,
-                         driver='fake', provision_state=state,
-                         driver_info=driver_info)
+    """A fake node as the driver sees it (the one factory of those)."""
+    return helpers.driver_node(name=name, driver='fake',
+                               provision_state=state,
+                               driver_info=driver_info)
 
 
 class FakeBatchTestCase(base.TestCase):
