@@ -267,12 +267,18 @@ class NotificationBase(NotificationObject):
         'publisher': ovo_fields.ObjectField('NotificationPublisher'),
     }
 
-    def _check(self):
-        name = self.event_type.to_event_type_field()
-        if name not in self.EVENT_TYPES:
+    @classmethod
+    def check_event_type(cls, name):
+        """``name``, unless this notification cannot carry that event
+        type (InvalidParameterValue, whether it is sent or not)."""
+        if name not in cls.EVENT_TYPES:
             raise exception.InvalidParameterValue(
                 reason='%s cannot carry the event type %s'
-                % (self.obj_name(), name))
+                % (cls.obj_name(), name))
+        return name
+
+    def _check(self):
+        name = self.check_event_type(self.event_type.to_event_type_field())
         if not self.payload.populated:
             raise exception.InvalidParameterValue(
                 reason='the payload %s of %s is not populated'
@@ -320,10 +326,7 @@ def emit_primitive(context, cls, event_type, level, publisher_id,
         called only when the notification will be sent.
     :returns: True when it was handed to the notifier.
     """
-    if event_type not in cls.EVENT_TYPES:
-        raise exception.InvalidParameterValue(
-            reason='%s cannot carry the event type %s'
-            % (cls.obj_name(), event_type))
+    cls.check_event_type(event_type)
     return _send(context, level, event_type, publisher_id, make_primitive)
 
 

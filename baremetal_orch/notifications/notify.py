@@ -32,7 +32,6 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_utils import excutils
 
-from baremetal_orch.common import exception
 from baremetal_orch.notifications import action as action_payloads
 from baremetal_orch.notifications import base as notification
 from baremetal_orch.notifications import inventory as inventory_payloads
@@ -145,12 +144,8 @@ def provision_sent(status):
     """Whether :func:`provision` notifications ending ``status`` pass
     ``[DEFAULT]notification_level``: a group's state change asks once,
     not once a node. An unknown status raises, sent or not."""
-    event_type = notification.event_type_name('node', 'provision_set',
-                                              status)
-    if event_type not in node_payloads.NodeSetProvisionStateNotification \
-            .EVENT_TYPES:
-        raise exception.InvalidParameterValue(
-            reason='no provision notification ends %s' % status)
+    node_payloads.NodeSetProvisionStateNotification.check_event_type(
+        notification.event_type_name('node', 'provision_set', status))
     return notification.should_send(notification.level_for(status))
 
 

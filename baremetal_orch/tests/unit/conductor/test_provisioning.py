@@ -27,6 +27,7 @@ from baremetal_orch.conductor import node_work
 from baremetal_orch.conductor import provisioning
 from baremetal_orch.conductor import taskmanager
 from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import node as node_obj
 from baremetal_orch.tests import base
 
 
@@ -144,7 +145,7 @@ class TestMoveMany(ProvisioningTestCase):
         if nodes is None:
             uuids = [self.create_node(name='n%d' % i).uuid
                      for i in range(count)]
-            nodes = list(provisioning.node_obj.Node.reserve_many(
+            nodes = list(node_obj.Node.reserve_many(
                 self.ctx, uuids, 'h1').values())
         provisioning.move_many(self.ctx, nodes, event, 'h1')
         return nodes
