@@ -32,10 +32,13 @@ def wide_strategy():
 
 class TestGroupOrder(test_actions.ActionApiTestCase):
 
-    def load_wide(self):
+    def load_wide(self, seconds=None):
+        """The nodes (each phase lasting ``seconds``, else none) and
+        :func:`wide_strategy`."""
+        info = {} if seconds is None else {'fake_duration': seconds}
         for name in WIDE + ['late']:
-            self.post('/v1/nodes', {'driver': 'fake', 'name': name},
-                      status=201)
+            self.post('/v1/nodes', {'driver': 'fake', 'name': name,
+                                    'driver_info': info}, status=201)
         self.post('/v1/deployment_strategies', wide_strategy(), status=201)
 
     def deploy(self):
@@ -66,7 +69,11 @@ class TestGroupOrder(test_actions.ActionApiTestCase):
 
     def test_parallel_groups_start_in_the_plan_priority(self):
         self.config(group='conductor', max_concurrent_groups=3)
-        self.load_wide()
+        # Phases that last: every atom waits at its slot before the first
+        # groups end (taskflow schedules the atoms one by one; with
+        # instant nodes, two groups could end before a later atom asked,
+        # and a group after it in the plan took the third slot).
+        self.load_wide(seconds=0.3)
         plan, action = self.deploy()
         order = action['report']['order']
         self.assertEqual(sorted(plan), sorted(order))
