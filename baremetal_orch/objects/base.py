@@ -59,9 +59,9 @@ class BaremetalOrchObject(ovo_base.VersionedObject,
     @classmethod
     def from_trusted(cls, context=None, **values):
         """An object of ``values`` that have their fields' types already
-        (UUIDs this service generated, its status constants, a row's
-        values): stored without the fields' coercion, for the batch path
-        (a group's records, hundreds at once). A value is stored where
+        (UUIDs this service generated, its status constants): stored
+        without the fields' coercion, for the batch path (a group's
+        deployment records, hundreds at once). A value is stored where
         oslo.versionedobjects' setter stores it (its private
         ``_get_attrname``, pinned by
         ``tests/unit/test_private_overrides.py``).
