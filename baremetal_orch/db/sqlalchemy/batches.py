@@ -39,21 +39,47 @@ def start_tasks(uuids, final_statuses):
         return {}
     now = timeutils.utcnow()
     with api.writer() as session:
-        rows = session.execute(
-            sa.select(models.Task.uuid, models.Task.status)
-            .where(models.Task.uuid.in_(uuids))
-            .with_for_update()).all()
-        previous = {uuid: status for uuid, status in rows
-                    if status not in final_statuses}
-        fresh = [uuid for uuid, status in previous.items()
-                 if status == 'pending']
-        if fresh:
-            session.execute(
-                sa.update(models.Task)
-                .where(models.Task.uuid.in_(fresh),
-                       models.Task.status == 'pending')
-                .values(status='running', started_at=now, updated_at=now)
-                .execution_options(synchronize_session=False))
+        if not session.bind.dialect.update_returning:
+            # MariaDB (and sqlite before 3.35): the statuses first, then
+            # the UPDATE of the pending.
+            return _start_read_first(session, uuids, final_statuses, now)
+        # One statement in the common case, where every task is pending:
+        # the UPDATE says which it started; the others are read after it.
+        fresh = {uuid for (uuid,) in session.execute(
+            _start_pending(uuids, now).returning(models.Task.uuid))}
+        others = [uuid for uuid in uuids if uuid not in fresh]
+        previous = dict.fromkeys(fresh, 'pending')
+        if others:
+            previous.update(
+                (uuid, 'running') for uuid, status in session.execute(
+                    sa.select(models.Task.uuid, models.Task.status)
+                    .where(models.Task.uuid.in_(others))
+                    .with_for_update())
+                if status not in final_statuses)
+    return previous
+
+
+def _start_pending(uuids, now):
+    """The UPDATE that starts the pending tasks among ``uuids``."""
+    return (sa.update(models.Task)
+            .where(models.Task.uuid.in_(uuids),
+                   models.Task.status == 'pending')
+            .values(status='running', started_at=now, updated_at=now)
+            .execution_options(synchronize_session=False))
+
+
+def _start_read_first(session, uuids, final_statuses, now):
+    """:func:`start_tasks` where an UPDATE returns no rows."""
+    rows = session.execute(
+        sa.select(models.Task.uuid, models.Task.status)
+        .where(models.Task.uuid.in_(uuids))
+        .with_for_update()).all()
+    previous = {uuid: status for uuid, status in rows
+                if status not in final_statuses}
+    fresh = [uuid for uuid, status in previous.items()
+             if status == 'pending']
+    if fresh:
+        session.execute(_start_pending(fresh, now))
     return {uuid: 'pending' if status == 'pending' else 'running'
             for uuid, status in previous.items()}
 
@@ -115,9 +141,15 @@ def _lock_free(session, uuids, host):
     uuids = list(uuids)
     if not uuids:
         return []
-    # Locked in the order of their UUIDs, as an admission locks them
-    # (operations.admitting): two lockers of the same rows never wait
-    # for each other in a circle.
+    dialect = session.bind.dialect
+    if dialect.name == 'sqlite' and dialect.update_returning:
+        # One writer and no row locks: no order to keep, and the UPDATE
+        # says which nodes it locked.
+        return [u for (u,) in session.execute(
+            _lock(uuids, host).returning(models.Node.uuid))]
+    # Row locks taken in the order of the UUIDs, as an admission takes
+    # them (operations.admitting): two lockers of the same rows never
+    # wait for each other in a circle.
     free = [u for (u,) in session.execute(
         sa.select(models.Node.uuid)
         .where(models.Node.uuid.in_(uuids),
@@ -125,13 +157,17 @@ def _lock_free(session, uuids, host):
         .order_by(models.Node.uuid)
         .with_for_update())]
     if free:
-        session.execute(
-            sa.update(models.Node)
-            .where(models.Node.uuid.in_(free),
+        session.execute(_lock(free, host))
+    return free
+
+
+def _lock(uuids, host):
+    """The UPDATE that locks for ``host`` the free nodes among ``uuids``."""
+    return (sa.update(models.Node)
+            .where(models.Node.uuid.in_(uuids),
                    models.Node.reservation.is_(None))
             .values(reservation=host)
             .execution_options(synchronize_session=False))
-    return free
 
 
 def _locked_rows(uuids):
