@@ -39,23 +39,29 @@ def start_tasks(uuids, final_statuses):
         return {}
     now = timeutils.utcnow()
     with api.writer() as session:
-        if not session.bind.dialect.update_returning:
-            # MariaDB (and sqlite before 3.35): the statuses first, then
-            # the UPDATE of the pending.
-            return _start_read_first(session, uuids, final_statuses, now)
-        # One statement in the common case, where every task is pending:
-        # the UPDATE says which it started; the others are read after it.
-        fresh = {uuid for (uuid,) in session.execute(
-            _start_pending(uuids, now).returning(models.Task.uuid))}
-        others = [uuid for uuid in uuids if uuid not in fresh]
-        previous = dict.fromkeys(fresh, 'pending')
-        if others:
-            previous.update(
-                (uuid, 'running') for uuid, status in session.execute(
-                    sa.select(models.Task.uuid, models.Task.status)
-                    .where(models.Task.uuid.in_(others))
-                    .with_for_update())
-                if status not in final_statuses)
+        returning = session.bind.dialect.update_returning
+        fresh = set()
+        if returning:
+            # One statement in the common case, where every task is
+            # pending: the UPDATE says which it started.
+            fresh = {uuid for (uuid,) in session.execute(
+                _start_pending(uuids, now).returning(models.Task.uuid))}
+        rest = [uuid for uuid in uuids if uuid not in fresh]
+        # The others' statuses (MariaDB, and sqlite before 3.35, have no
+        # UPDATE ... RETURNING: all of them, before the UPDATE).
+        unended = {} if not rest else {
+            uuid: status for uuid, status in session.execute(
+                sa.select(models.Task.uuid, models.Task.status)
+                .where(models.Task.uuid.in_(rest))
+                .with_for_update())
+            if status not in final_statuses}
+        if not returning:
+            fresh = {uuid for uuid, status in unended.items()
+                     if status == 'pending'}
+            if fresh:
+                session.execute(_start_pending(list(fresh), now))
+    previous = dict.fromkeys(unended, 'running')
+    previous.update(dict.fromkeys(fresh, 'pending'))
     return previous
 
 
@@ -66,22 +72,6 @@ def _start_pending(uuids, now):
                    models.Task.status == 'pending')
             .values(status='running', started_at=now, updated_at=now)
             .execution_options(synchronize_session=False))
-
-
-def _start_read_first(session, uuids, final_statuses, now):
-    """:func:`start_tasks` where an UPDATE returns no rows."""
-    rows = session.execute(
-        sa.select(models.Task.uuid, models.Task.status)
-        .where(models.Task.uuid.in_(uuids))
-        .with_for_update()).all()
-    previous = {uuid: status for uuid, status in rows
-                if status not in final_statuses}
-    fresh = [uuid for uuid, status in previous.items()
-             if status == 'pending']
-    if fresh:
-        session.execute(_start_pending(fresh, now))
-    return {uuid: 'pending' if status == 'pending' else 'running'
-            for uuid, status in previous.items()}
 
 
 def start_batch(items, host, final_statuses):

@@ -28,7 +28,8 @@ class BatchStartChecks:
     functional tests run them on MariaDB and PostgreSQL)."""
 
     def _item(self, name, status=None, reservation=None):
-        node = self.create_node(name=name)
+        node = dbapi.create_node({'name': name, 'driver': 'fake',
+                                  'provision_state': 'enroll'})
         if reservation:
             dbapi.reserve_node(node.uuid, reservation)
         task = dbapi.create_task({'action_uuid': self.action, 'kind': 'node',
