@@ -16,7 +16,8 @@ a group's path timed: the conductor's own functions are wrapped in this
 process, no code of the service changes. Then one JSON line:
 
 * ``seconds``, ``bound``, ``ratio``: the run, as ``makespan`` measures it;
-* ``start_s``: from the admission to the first group's prepare;
+* ``start_s``: from the admission to the first group's prepare, and
+  ``start_ms``, where it goes (:func:`_start_ms`);
 * ``groups``: each group's seconds over its own phases' simulated time,
   from the end of the groups it depends on (or of the flow's loading) to
   its end, and the part of it spent before its prepare started;
@@ -130,6 +131,20 @@ class Recorder:
         self._undo = []
 
 
+def _start_ms(first, last, started):
+    """Where ``start_s`` goes, in milliseconds: the admission, the
+    action's begin (its task tree and state), the flow's load, and from
+    the load to the first group's atom (the engine's compilation and
+    taskflow's scheduling of the atoms)."""
+    steps = {name: round((last[(name, None)] - first[(name, None)]) * 1000,
+                         1)
+             for name in ('admit', 'begin', 'load_from_factory')
+             if (name, None) in first}
+    steps['to_first_atom'] = round(
+        (started - last[('load_from_factory', None)]) * 1000, 1)
+    return steps
+
+
 def summarise(spans, groups, depends, phase_seconds):
     """The JSON document of a run's spans (the pure part, tested).
 
@@ -142,9 +157,10 @@ def summarise(spans, groups, depends, phase_seconds):
         last[key] = max(last.get(key, end), end)
     origin = first[('admit', None)]
     loaded = last[('load_from_factory', None)]
-    out = {'start_s': round(
-        min(first[('run_prepare', g)] for g in groups) - origin, 3),
-        'groups': {}, 'steps_ms': {}}
+    started = min(first[('run_prepare', g)] for g in groups)
+    out = {'start_s': round(started - origin, 3),
+           'start_ms': _start_ms(first, last, started),
+           'groups': {}, 'steps_ms': {}}
     for group in groups:
         ready = max([last[('check_deploy', d)]
                      for d in depends.get(group, ())] or [loaded])

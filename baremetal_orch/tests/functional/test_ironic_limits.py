@@ -206,12 +206,16 @@ class TestApiOutage(LimitsTestCase, test_base.DbTestCase):
         self.outage_while(lambda: work.run(
             orch_context.get_admin_context(), action, items, 'deploy',
             {'deadline': 300, 'group': 'g'}), nodes)
-        self.assertEqual({'success'}, {dbapi.get_task(t).status
-                                       for t, _n in items})
-        self.assertEqual({'active'}, set(self.states(nodes).values()))
         events = [e for e in dbapi.list_events(
             {'action_uuid': action}, sort_key='id', sort_dir='asc')
             if e.event_type.startswith('ironic.')]
+        # First, so that a failure below shows them.
+        self.addDetailUniqueName('events', testtools.content.text_content(
+            '\n'.join('%s %s %s' % (e.event_type, e.message, e.details)
+                      for e in events)))
+        self.assertEqual({'success'}, {dbapi.get_task(t).status
+                                       for t, _n in items})
+        self.assertEqual({'active'}, set(self.states(nodes).values()))
         self.assertEqual([event_obj.IRONIC_OUTAGE_STARTED,
                           event_obj.IRONIC_OUTAGE_ENDED],
                          [e.event_type for e in events])
@@ -225,9 +229,6 @@ class TestApiOutage(LimitsTestCase, test_base.DbTestCase):
         self.assertGreater(ended['duration'], self.OUTAGE - 1)
         self.assertLess(ended['duration'],
                         self.OUTAGE + outage.MAX_DELAY + 2)
-        self.addDetailUniqueName('events', testtools.content.text_content(
-            '\n'.join('%s %s' % (e.event_type, e.message)
-                      for e in events)))
 
 
 class TestIronicRestart(LimitsTestCase):

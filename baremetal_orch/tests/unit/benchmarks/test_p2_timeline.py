@@ -27,6 +27,7 @@ def spans():
     """a and b from 0.5 (the flow loaded at 0.4), c after b."""
     return [
         ('admit', None, 0.0, 0.2, None),
+        ('begin', None, 0.2, 0.25, None),
         ('load_from_factory', None, 0.3, 0.4, None),
         ('run_prepare', 'a', 0.5, 1.6, None),
         ('check_deploy', 'a', 2.7, 2.8, None),
@@ -50,6 +51,9 @@ class TestSummarise(base.TestCase):
     def test_groups_and_start(self):
         doc = p2_timeline.summarise(spans(), GROUPS, DEPENDS, PHASE)
         self.assertEqual(0.5, doc['start_s'])
+        self.assertEqual({'admit': 200.0, 'begin': 50.0,
+                          'load_from_factory': 100.0,
+                          'to_first_atom': 100.0}, doc['start_ms'])
         for group, over, wait in (
                 # from the flow's load (0.4) to 2.8, 2 s simulated
                 ('a', 0.4, 0.1),
