@@ -17,7 +17,8 @@ process, no code of the service changes. Then one JSON line:
 
 * ``seconds``, ``bound``, ``ratio``: the run, as ``makespan`` measures it;
 * ``start_s``: from the admission to the first group's prepare, and
-  ``start_ms``, where it goes (:func:`_start_ms`);
+  ``start_ms``, where it goes (:func:`_start_ms`); ``end_ms``, where
+  the time after the last group's end goes (:func:`_end_ms`);
 * ``groups``: each group's seconds over its own phases' simulated time,
   from the end of the groups it depends on (or of the flow's loading) to
   its end, and the part of it spent before its prepare started;
@@ -65,6 +66,8 @@ STEPS = [
     ('baremetal_orch.conductor.admission', None, 'admit'),
     ('baremetal_orch.flows.site_deploy', None, 'begin'),
     ('baremetal_orch.flows.engine', 'engines', 'load_from_factory'),
+    ('baremetal_orch.flows.site_deploy', None, 'finish'),
+    ('baremetal_orch.flows.engine', None, '_forget'),
     ('baremetal_orch.flows.runtime', 'SiteRuntime', 'checkpoint'),
     ('baremetal_orch.flows.runtime', 'SiteRuntime', '_phase_task'),
     ('baremetal_orch.flows.slots', 'GroupSlots', 'start'),
@@ -145,6 +148,22 @@ def _start_ms(first, last, started):
     return steps
 
 
+def _end_ms(first, last, groups):
+    """Where the time after the last group's end goes, in milliseconds:
+    to the action's finish (the engine's end), the finish (its state,
+    report and events written), and the removal of its flow's logbook."""
+    if ('finish', None) not in first:
+        return {}
+    steps = {'to_finish': round(
+        (first[('finish', None)] -
+         max(last[('check_deploy', g)] for g in groups)) * 1000, 1)}
+    for name in ('finish', '_forget'):
+        if (name, None) in first:
+            steps[name] = round(
+                (last[(name, None)] - first[(name, None)]) * 1000, 1)
+    return steps
+
+
 def summarise(spans, groups, depends, phase_seconds):
     """The JSON document of a run's spans (the pure part, tested).
 
@@ -160,6 +179,7 @@ def summarise(spans, groups, depends, phase_seconds):
     started = min(first[('run_prepare', g)] for g in groups)
     out = {'start_s': round(started - origin, 3),
            'start_ms': _start_ms(first, last, started),
+           'end_ms': _end_ms(first, last, groups),
            'groups': {}, 'steps_ms': {}}
     for group in groups:
         ready = max([last[('check_deploy', d)]

@@ -35,6 +35,8 @@ def spans():
         ('check_deploy', 'b', 4.8, 5.0, None),
         ('run_prepare', 'c', 5.1, 6.2, None),
         ('check_deploy', 'c', 7.2, 7.5, None),
+        ('finish', None, 7.6, 7.9, None),
+        ('_forget', None, 7.9, 8.0, None),
         # Calls under the atoms and batches.
         ('checkpoint', None, 0.50, 0.52, ('run_prepare', 'a')),
         ('checkpoint', None, 0.60, 0.64, ('run_prepare', 'b')),
@@ -54,6 +56,8 @@ class TestSummarise(base.TestCase):
         self.assertEqual({'admit': 200.0, 'begin': 50.0,
                           'load_from_factory': 100.0,
                           'to_first_atom': 100.0}, doc['start_ms'])
+        self.assertEqual({'to_finish': 100.0, 'finish': 300.0,
+                          '_forget': 100.0}, doc['end_ms'])
         for group, over, wait in (
                 # from the flow's load (0.4) to 2.8, 2 s simulated
                 ('a', 0.4, 0.1),
