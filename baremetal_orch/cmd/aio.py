@@ -65,6 +65,12 @@ def _embedded_defaults():
     CONF.set_default('enabled_drivers', ['fake'])
 
 
+def _switch_interval():
+    """[DEFAULT]thread_switch_interval, for the API and the conductor
+    sharing this process's interpreter lock."""
+    sys.setswitchinterval(CONF.thread_switch_interval)
+
+
 class AllInOneService(launcher.ProcessService):
     """The conductor (direct calls, no broker) and the API in one
     process. Stop (SIGTERM): the listener closes, the node work running
@@ -76,6 +82,7 @@ class AllInOneService(launcher.ProcessService):
         self.manager = None
 
     def _start(self):
+        _switch_interval()
         profiler.setup('baremetal-orch', CONF.host)
         # The notification sender (when notifications are on) is up first.
         notifier.start(conductor=True)
@@ -86,6 +93,7 @@ class AllInOneService(launcher.ProcessService):
         rpc_service.log_mutable_options(CONF.host)
 
     def reset(self):
+        _switch_interval()
         rpc_service.log_mutable_options(CONF.host)
 
     def _stop(self):
