@@ -134,34 +134,30 @@ class Recorder:
         self._undo = []
 
 
-def _start_ms(first, last, started):
+def _took_ms(first, last, names):
+    """``{name: milliseconds}`` from the first start to the last end of
+    each of the action's own steps ``names``."""
+    return {name: round((last[(name, None)] - first[(name, None)]) * 1000,
+                        1) for name in names}
+
+
+def _start_ms(first, last, loaded, started):
     """Where ``start_s`` goes, in milliseconds: the admission, the
     action's begin (its task tree and state), the flow's load, and from
     the load to the first group's atom (the engine's compilation and
     taskflow's scheduling of the atoms)."""
-    steps = {name: round((last[(name, None)] - first[(name, None)]) * 1000,
-                         1)
-             for name in ('admit', 'begin', 'load_from_factory')
-             if (name, None) in first}
-    steps['to_first_atom'] = round(
-        (started - last[('load_from_factory', None)]) * 1000, 1)
-    return steps
+    return dict(_took_ms(first, last, ('admit', 'begin',
+                                       'load_from_factory')),
+                to_first_atom=round((started - loaded) * 1000, 1))
 
 
-def _end_ms(first, last, groups):
+def _end_ms(first, last, ended):
     """Where the time after the last group's end goes, in milliseconds:
     to the action's finish (the engine's end), the finish (its state,
     report and events written), and the removal of its flow's logbook."""
-    if ('finish', None) not in first:
-        return {}
-    steps = {'to_finish': round(
-        (first[('finish', None)] -
-         max(last[('check_deploy', g)] for g in groups)) * 1000, 1)}
-    for name in ('finish', '_forget'):
-        if (name, None) in first:
-            steps[name] = round(
-                (last[(name, None)] - first[(name, None)]) * 1000, 1)
-    return steps
+    return dict(_took_ms(first, last, ('finish', '_forget')),
+                to_finish=round((first[('finish', None)] - ended) * 1000,
+                                1))
 
 
 def summarise(spans, groups, depends, phase_seconds):
@@ -177,9 +173,10 @@ def summarise(spans, groups, depends, phase_seconds):
     origin = first[('admit', None)]
     loaded = last[('load_from_factory', None)]
     started = min(first[('run_prepare', g)] for g in groups)
+    ended = max(last[('check_deploy', g)] for g in groups)
     out = {'start_s': round(started - origin, 3),
-           'start_ms': _start_ms(first, last, started),
-           'end_ms': _end_ms(first, last, groups),
+           'start_ms': _start_ms(first, last, loaded, started),
+           'end_ms': _end_ms(first, last, ended),
            'groups': {}, 'steps_ms': {}}
     for group in groups:
         ready = max([last[('check_deploy', d)]
