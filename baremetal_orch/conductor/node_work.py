@@ -30,6 +30,12 @@ Two things a node may wait for are branches of the same lane, per node:
   deployed node keeps its lock until its final signal, and its task ends
   then, without holding up the rest of the batch.
 
+Work that may no longer start when it reaches its conductor (the action
+was paused or aborted while the work travelled, or while its node waited
+for its lock) is given back: its task is ``pending`` again, the lock
+released, and its phase sends it again once the action may start work.
+Work already running (sent twice, or resumed) goes on.
+
 Crash safety: a task is ``success`` only in the transaction that releases
 its node's lock after the work; a node a killed conductor left in a
 working state is failed out by recovery and its work sent again; work
@@ -53,6 +59,7 @@ from baremetal_orch.db import api as dbapi
 from baremetal_orch.deployment import groups
 from baremetal_orch.drivers import provisioning as drivers
 from baremetal_orch.flows import dispatcher
+from baremetal_orch.flows import steering
 from baremetal_orch.notifications import notify
 from baremetal_orch.objects import deployment as deployments
 from baremetal_orch.objects import event as event_obj
@@ -131,16 +138,34 @@ class NodeWork:
         if not todo:
             return
         locked = node_obj.Node.from_rows(context, rows)
+        fresh = [n for n, t in todo.items() if previous[t] == statuses.PENDING]
+        if fresh and not steering.may_start_work(action_uuid):
+            # Paused (or aborted) while the work travelled: what this call
+            # started goes back unstarted; what was running already (sent
+            # twice, or resumed) goes on.
+            back = {n: todo.pop(n) for n in fresh}
+            self._give_back(list(locked.keys() & back), back.values(),
+                            outcomes)
+            locked = {n: node for n, node in locked.items() if n in todo}
         deadline = time.monotonic() + float(params.get('deadline') or 60)
         for node_uuid, task_uuid in todo.items():
             if node_uuid not in locked:
                 later.add(task_uuid)
                 self.spawn(self._when_unlocked, context, action_uuid,
-                           task_uuid, node_uuid, phase, params, deadline)
+                           task_uuid, node_uuid, phase, params, deadline,
+                           previous[task_uuid] == statuses.PENDING)
         locked = self._not_ended(todo, locked, previous)
         if locked:
             self._batch(context, action_uuid, todo, locked, phase, params,
                         outcomes, later)
+
+    def _give_back(self, nodes, tasks, outcomes):
+        """Release ``nodes`` and put ``tasks`` back to ``pending``: work
+        not started because the action may not start any now. Their
+        phase sends them again once it may (:data:`statuses.PENDING` is
+        their outcome)."""
+        dbapi.release_nodes(nodes, self.host, unstarted=tasks)
+        outcomes.update(dict.fromkeys(tasks, statuses.PENDING))
 
     def _not_ended(self, todo, locked, previous):
         """The locked nodes whose task has not ended: a copy sent twice,
@@ -159,15 +184,20 @@ class NodeWork:
                 if todo[n] not in ended}
 
     def _when_unlocked(self, context, action_uuid, task_uuid, node_uuid,
-                       phase, params, deadline):
+                       phase, params, deadline, fresh):
         """The branch of a node another operation holds: wait for its
-        lock until the phase's deadline, then work on it alone."""
+        lock until the phase's deadline, then work on it alone. Work
+        started by this send (``fresh``) is given back, with the lock if
+        it has it, once the action may not start work (paused, aborted)."""
         todo = {node_uuid: task_uuid}
         outcomes, later = {}, set()
         try:
             while True:
                 locked = node_obj.Node.reserve_many(context, [node_uuid],
                                                     self.host)
+                if fresh and not steering.may_start_work(action_uuid):
+                    self._give_back(list(locked), [task_uuid], outcomes)
+                    return
                 if locked:
                     break
                 if time.monotonic() > deadline:

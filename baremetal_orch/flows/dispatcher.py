@@ -143,7 +143,11 @@ class NodeDispatcher:
         arrived = ENDED.take(inbox)
         if woken and arrived and None not in arrived.values():
             return arrived
-        return dbapi.ended_tasks(phase_task, statuses.TASK_FINAL_STATUSES)
+        ended = dbapi.ended_tasks(phase_task, statuses.TASK_FINAL_STATUSES)
+        # Work given back unstarted is no ended task: it is not read.
+        ended.update((t, s) for t, s in arrived.items()
+                     if s == statuses.PENDING and t not in ended)
+        return ended
 
     def _send(self, runtime, batch, phase, params, timeout, alive,
               inflight, sent_at):
@@ -179,11 +183,21 @@ class NodeDispatcher:
         work that no conductor started within ``heartbeat_timeout`` (the
         message was lost: a broker that restarted drops what its queues
         held). Work sent twice is harmless: the copy that finds the task
-        running waits for the node's lock, then sees the task ended."""
+        running waits for the node's lock, then sees the task ended.
+
+        While the action may not start work, the work not started is not
+        sent again: it is returned (``[(uuid, node, task uuid)]``), to be
+        sent once the action may (a conductor of another process gives
+        back what it receives then)."""
         alive = self.rpcapi.live_hosts()
         stale = time.monotonic() - CONF.conductor.heartbeat_timeout
-        again = []
+        again, back = [], []
+        holding = not runtime.steering.may_start()
         for task_uuid, (uuid, node, host) in list(inflight.items()):
+            if holding and task_statuses.get(task_uuid) == statuses.PENDING:
+                del inflight[task_uuid]
+                back.append((uuid, node, task_uuid))
+                continue
             if host not in alive:
                 LOG.warning('Conductor %s of node %s is gone; sending the '
                             '%s again', host, _name(runtime, uuid), phase)
@@ -200,6 +214,7 @@ class NodeDispatcher:
         if again:
             self._send(runtime, again, phase, params, timeout, alive,
                        inflight, sent_at)
+        return back
 
     @staticmethod
     def _leave(runtime, phase, params, pending, why):
@@ -320,12 +335,16 @@ class NodeDispatcher:
         paused_mark = steering.paused_seconds()
         next_check = time.monotonic() + CONF.conductor.heartbeat_interval
         while pending or inflight:
-            if not aborted and steering.aborting():
-                aborted = True
-                unstarted += self._leave(runtime, phase, params, pending,
-                                         'the action was aborted')
-                pending = []
-                self._abort_in_flight(runtime, inflight)
+            if steering.aborting():
+                # Work given back after the abort is left unstarted too.
+                if pending:
+                    unstarted += self._leave(runtime, phase, params,
+                                             pending,
+                                             'the action was aborted')
+                    pending = []
+                if not aborted:
+                    aborted = True
+                    self._abort_in_flight(runtime, inflight)
                 if not inflight:
                     break
             if pending and keep_going is not None and not keep_going(done):
@@ -368,7 +387,12 @@ class NodeDispatcher:
             ended = self._ended(phase_task, inbox, woken)
             failed = []
             for task_uuid, status in ended.items():
-                if task_uuid in inflight:
+                if status == statuses.PENDING:
+                    # Given back unstarted: the action may not start work.
+                    if task_uuid in inflight:
+                        pending.append(inflight.pop(task_uuid)[:2] +
+                                       (task_uuid,))
+                elif task_uuid in inflight:
                     deadline = time.monotonic() + timeout
                     paused_mark = steering.paused_seconds()
                     uuid, _node, _host = inflight.pop(task_uuid)
@@ -388,7 +412,7 @@ class NodeDispatcher:
             if time.monotonic() > next_check:
                 next_check = time.monotonic() + \
                     CONF.conductor.heartbeat_interval
-                self._resend_orphans(
+                pending += self._resend_orphans(
                     runtime, inflight, phase, params, timeout,
                     dbapi.get_task_statuses(list(inflight)), sent_at)
         return PhaseResults(done, False, unstarted)

@@ -53,6 +53,18 @@ def wake(action_uuid):
         steering.wake()
 
 
+def may_start_work(action_uuid):
+    """Whether new node work of ``action_uuid`` may start: as the action's
+    flow in this process sees it, or else as the action's row says (node
+    work of another conductor's action)."""
+    with _REGISTRY_LOCK:
+        steering = _REGISTRY.get(action_uuid)
+    if steering is not None:
+        return steering.may_start()
+    return control.may_start_work(
+        control.Steering(*dbapi.steering_of(action_uuid)))
+
+
 class ActionSteering:
     """The steering of one running action, as its flow sees it."""
 

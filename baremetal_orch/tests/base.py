@@ -75,6 +75,13 @@ class DbTestCase(TestCase):
         values.setdefault('provision_state', 'enroll')
         return dbapi.create_node(values)
 
+    def running_action(self):
+        """The UUID of a new ``deploy_site`` action row, running: what
+        node work asks whether it may start."""
+        from baremetal_orch.db import api as dbapi
+        return dbapi.create_action({'name': 'deploy_site',
+                                    'state': 'running'}).uuid
+
 
 class ConductorTestCase(DbTestCase):
     """A database plus an in-process conductor (rpc_transport = none)."""

@@ -183,15 +183,18 @@ def update_nodes(uuids, host, values):
     return now
 
 
-def release_nodes(uuids, host, succeeded=(), failed=None):
+def release_nodes(uuids, host, succeeded=(), failed=None, unstarted=()):
     """Release the locks ``host`` holds on ``uuids`` and write the
     outcomes of their tasks, in one transaction.
 
     :param succeeded: task uuids that end ``success``.
     :param failed: ``{task uuid: reason}`` of tasks that end ``failed``.
+    :param unstarted: task uuids given back before their work started:
+        ``pending`` again, with no start time.
     """
     now = timeutils.utcnow()
-    uuids, succeeded = list(uuids), list(succeeded)
+    uuids, succeeded, unstarted = list(uuids), list(succeeded), list(
+        unstarted)
     with api.writer() as session:
         if uuids:
             session.execute(
@@ -211,6 +214,13 @@ def release_nodes(uuids, host, succeeded=(), failed=None):
                 sa.update(models.Task).where(models.Task.uuid == task_uuid)
                 .values(status='failed', reason=reason, finished_at=now,
                         updated_at=now)
+                .execution_options(synchronize_session=False))
+        if unstarted:
+            session.execute(
+                sa.update(models.Task)
+                .where(models.Task.uuid.in_(unstarted),
+                       models.Task.status == 'running')
+                .values(status='pending', started_at=None, updated_at=now)
                 .execution_options(synchronize_session=False))
 
 

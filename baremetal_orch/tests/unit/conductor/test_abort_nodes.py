@@ -131,7 +131,7 @@ class TestAbortNodes(base.DbTestCase):
     def deploy_phase(self, name):
         """The deploy phase of node ``name`` as an action's node work runs
         it, in a thread; returns (thread, task uuid)."""
-        action = uuidutils.generate_uuid()
+        action = self.running_action()
         node = dbapi.get_node(name)
         task = dbapi.create_task({'action_uuid': action, 'kind': 'node',
                                   'name': name, 'node_uuid': node.uuid})

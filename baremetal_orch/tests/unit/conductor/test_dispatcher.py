@@ -39,15 +39,33 @@ class TestResend(base.DbTestCase):
             'action_uuid': self.runtime.action_uuid, 'kind': 'node',
             'name': 'n1', 'node_uuid': self.node.uuid})
 
-    def resend(self, host, status, sent_ago):
-        inflight = {self.task: ('n1', self.node, host)}
+    def resend(self, host, status, sent_ago, inflight=None):
+        if inflight is None:
+            inflight = {}
+        inflight[self.task] = ('n1', self.node, host)
         clock = 1000.0
         with mock.patch.object(runtime_mod.time, 'monotonic',
                                autospec=True, return_value=clock):
-            self.dispatcher._resend_orphans(
+            self.back = self.dispatcher._resend_orphans(
                 self.runtime, inflight, 'deploy', {}, 60,
                 {self.task: status}, {self.task: clock - sent_ago})
         return self.rpcapi.run_nodes_phase.call_count
+
+    def test_while_paused_work_not_started_comes_back_unsent(self):
+        # A conductor of another process gives back what it receives while
+        # the action is paused; the phase keeps it, to send on the resume.
+        self.runtime.steering.may_start.return_value = False
+        for ago in (1, 6):
+            self.rpcapi.run_nodes_phase.reset_mock()
+            inflight = {}
+            self.assertEqual(0, self.resend('alive', 'pending', ago,
+                                            inflight))
+            self.assertEqual(({}, [('n1', self.node, self.task)]),
+                             (inflight, self.back))
+        # Work running is in flight, paused or not.
+        inflight = {}
+        self.assertEqual(0, self.resend('alive', 'running', 60, inflight))
+        self.assertEqual(([], [self.task]), (self.back, list(inflight)))
 
     def test_table(self):
         # (host of the work, task status, seconds since sent, resent)
@@ -67,7 +85,7 @@ class TestSentTwice(base.ConductorTestCase):
         from baremetal_orch.drivers.provisioning import fake
 
         node = self.create_node(name='n1', provision_state='available')
-        action = uuidutils.generate_uuid()
+        action = self.running_action()
         task = dbapi.create_task({'action_uuid': action, 'kind': 'node',
                                   'name': 'n1', 'node_uuid': node.uuid})
         ctx = orch_context.get_admin_context()

@@ -130,7 +130,7 @@ class TestBatchSemantics(base.ConductorTestCase):
 
     def setUp(self):
         super().setUp()
-        self.action = uuidutils.generate_uuid()
+        self.action = self.running_action()
         self.ctx = orch_context.get_admin_context()
 
     def _tasks(self, nodes):
@@ -179,6 +179,34 @@ class TestBatchSemantics(base.ConductorTestCase):
         self.assertEqual(['g1'], dbapi.get_node('active').deployed_groups)
         self.assertEqual(1, len(dbapi.list_deployments(
             {'node_uuid': fresh.uuid})))
+
+    def test_work_that_arrives_once_paused_is_given_back(self):
+        # Sent before the pause, received after it (a message that waited
+        # in a queue): the work this send would start goes back pending,
+        # unlocked and untouched; work already running (sent twice or
+        # resumed) goes on, paused or not.
+        fresh = self.create_node(name='fresh', provision_state='available')
+        resumed = self.create_node(name='resumed',
+                                   provision_state='available')
+        items = self._tasks([fresh, resumed])
+        dbapi.update_task(items[1][0], {'status': 'running'})
+        dbapi.update_action(self.action, {'state': 'paused',
+                                          'control': 'pause'})
+        wakeup, inbox = threading.Event(), {}
+        dispatcher.ENDED.watch([t for t, _n in items], wakeup, inbox)
+        self.addCleanup(dispatcher.ENDED.forget, [t for t, _n in items])
+        self.manager.node_work.run(self.ctx, self.action, items, 'deploy',
+                                   {'group': 'g1'})
+        given_back = dbapi.get_task(items[0][0])
+        self.assertEqual(('pending', None),
+                         (given_back.status, given_back.started_at))
+        self.assertEqual(('available', None),
+                         (dbapi.get_node('fresh').provision_state,
+                          dbapi.get_node('fresh').reservation))
+        self.assertEqual('success', dbapi.get_task(items[1][0]).status)
+        self.assertEqual('active', dbapi.get_node('resumed').provision_state)
+        self.assertEqual({items[0][0]: 'pending', items[1][0]: 'success'},
+                         dispatcher.ENDED.take(inbox))
 
     def test_a_node_locked_elsewhere_waits_for_its_lock(self):
         free = self.create_node(name='free', provision_state='available')

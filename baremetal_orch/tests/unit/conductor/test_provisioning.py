@@ -19,7 +19,6 @@ import fixtures
 
 from concurrent import futures
 
-from oslo_utils import uuidutils
 
 from baremetal_orch.common import context as orch_context
 from baremetal_orch.common import exception
@@ -180,7 +179,7 @@ class TestPhases(ProvisioningTestCase):
 
     def phase(self, name, phase):
         """Run ``phase`` on node ``name``; returns its task row."""
-        action = uuidutils.generate_uuid()
+        action = self.running_action()
         node = dbapi.get_node(name)
         task = dbapi.create_task({'action_uuid': action, 'kind': 'node',
                                   'name': name, 'node_uuid': node.uuid})

@@ -204,6 +204,64 @@ class TestAbort(SteeringTestCase):
                           action['report']['groups']['b']['reason']))
 
 
+class TestWorkThatWaited(SteeringTestCase):
+    """Node work a conductor received but had not handed to a driver when
+    the action was paused (here, a node waiting for its lock) does not
+    start while the action is paused: it goes back to the phase, which
+    sends it again after the resume."""
+
+    def test_a_node_waiting_for_its_lock_does_not_start_once_paused(self):
+        self.make_site([('a', 2, ())])
+        held = dbapi.get_node('a-0')
+        dbapi.reserve_node(held.uuid, 'someone-else')
+        self.addCleanup(dbapi.release_node, held.uuid, 'someone-else')
+        uuid = self.start()
+        # a-1 works; a-0 waits for the lock another operation holds.
+        self.wait_for(lambda: dbapi.get_node('a-1').provision_state ==
+                      'available', timeout=60)
+        self.control(uuid, 'pause', reason='hold')
+        # Given back while it waited: nothing is in flight, so the action
+        # is paused though the other operation still holds the lock.
+        self.wait_for(lambda: self.action(uuid)['state'] == 'paused',
+                      timeout=10)
+        task = [t for t in dbapi.list_tasks(action_uuid=uuid, kind='node')
+                if t.node_uuid == held.uuid]
+        self.assertEqual([('pending', None)],
+                         [(t.status, t.started_at) for t in task])
+        # The lock is free again: still nothing starts while paused.
+        dbapi.release_node(held.uuid, 'someone-else')
+        time.sleep(2 * self.duration + 0.5)
+        node = dbapi.get_node('a-0')
+        self.assertEqual(('enroll', None),
+                         (node.provision_state, node.reservation))
+        self.assertEqual('paused', self.action(uuid)['state'])
+        self.control(uuid, 'resume')
+        action = self.wait_state(uuid, *FINAL)
+        self.assertEqual(('complete', 'success'),
+                         (action['state'], action['result']),
+                         action['report'])
+        # One task a node a phase: the work given back was not doubled.
+        self.assertEqual({2}, set(self.node_task_count(uuid).values()))
+        self.assertEqual('active', dbapi.get_node('a-0').provision_state)
+
+    def test_an_abort_leaves_the_work_given_back_unstarted(self):
+        self.make_site([('a', 2, ())])
+        held = dbapi.get_node('a-0')
+        dbapi.reserve_node(held.uuid, 'someone-else')
+        self.addCleanup(dbapi.release_node, held.uuid, 'someone-else')
+        uuid = self.start()
+        self.wait_for(lambda: dbapi.get_node('a-1').provision_state ==
+                      'available', timeout=60)
+        self.control(uuid, 'abort')
+        action = self.wait_for(
+            lambda: (self.action(uuid)
+                     if self.action(uuid)['state'] in FINAL else None),
+            timeout=10)
+        self.assertEqual('cancelled', action['state'])
+        self.assertEqual('not_started', action['report']['nodes']['a-0'])
+        self.assertEqual('enroll', dbapi.get_node('a-0').provision_state)
+
+
 class TestWindows(SteeringTestCase):
 
     def test_outside_every_window_the_action_waits_paused(self):
