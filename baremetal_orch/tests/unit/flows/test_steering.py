@@ -210,15 +210,20 @@ class TestWorkThatWaited(SteeringTestCase):
     start while the action is paused: it goes back to the phase, which
     sends it again after the resume."""
 
-    def test_a_node_waiting_for_its_lock_does_not_start_once_paused(self):
+    def start_with_a_node_held(self):
+        """Group a of a-0 and a-1, a-0 locked by another operation; once
+        a-1 is prepared, a-0 waits for its lock. Returns (action, a-0)."""
         self.make_site([('a', 2, ())])
         held = dbapi.get_node('a-0')
         dbapi.reserve_node(held.uuid, 'someone-else')
         self.addCleanup(dbapi.release_node, held.uuid, 'someone-else')
         uuid = self.start()
-        # a-1 works; a-0 waits for the lock another operation holds.
         self.wait_for(lambda: dbapi.get_node('a-1').provision_state ==
                       'available', timeout=60)
+        return uuid, held
+
+    def test_a_node_waiting_for_its_lock_does_not_start_once_paused(self):
+        uuid, held = self.start_with_a_node_held()
         self.control(uuid, 'pause', reason='hold')
         # Given back while it waited: nothing is in flight, so the action
         # is paused though the other operation still holds the lock.
@@ -245,13 +250,7 @@ class TestWorkThatWaited(SteeringTestCase):
         self.assertEqual('active', dbapi.get_node('a-0').provision_state)
 
     def test_an_abort_leaves_the_work_given_back_unstarted(self):
-        self.make_site([('a', 2, ())])
-        held = dbapi.get_node('a-0')
-        dbapi.reserve_node(held.uuid, 'someone-else')
-        self.addCleanup(dbapi.release_node, held.uuid, 'someone-else')
-        uuid = self.start()
-        self.wait_for(lambda: dbapi.get_node('a-1').provision_state ==
-                      'available', timeout=60)
+        uuid, _held = self.start_with_a_node_held()
         self.control(uuid, 'abort')
         action = self.wait_for(
             lambda: (self.action(uuid)
