@@ -132,6 +132,9 @@ class NodeWork:
 
     def _run(self, context, action_uuid, items, phase, params, outcomes,
              later):
+        # Asked before anything is taken: a failed read leaves nothing
+        # started nor locked.
+        holding = not steering.may_start_work(action_uuid)
         previous, rows = dbapi.start_batch(items, self.host,
                                            statuses.TASK_FINAL_STATUSES)
         todo = {n: t for t, n in items if t in previous}
@@ -139,7 +142,7 @@ class NodeWork:
             return
         locked = node_obj.Node.from_rows(context, rows)
         fresh = [n for n, t in todo.items() if previous[t] == statuses.PENDING]
-        if fresh and not steering.may_start_work(action_uuid):
+        if fresh and holding:
             # Paused (or aborted) while the work travelled: what this call
             # started goes back unstarted; what was running already (sent
             # twice, or resumed) goes on.
@@ -187,17 +190,17 @@ class NodeWork:
                        phase, params, deadline, fresh):
         """The branch of a node another operation holds: wait for its
         lock until the phase's deadline, then work on it alone. Work
-        started by this send (``fresh``) is given back, with the lock if
-        it has it, once the action may not start work (paused, aborted)."""
+        started by this send (``fresh``) is given back while it waits,
+        once the action may not start work (paused, aborted)."""
         todo = {node_uuid: task_uuid}
         outcomes, later = {}, set()
         try:
             while True:
+                if fresh and not steering.may_start_work(action_uuid):
+                    self._give_back([], [task_uuid], outcomes)
+                    return
                 locked = node_obj.Node.reserve_many(context, [node_uuid],
                                                     self.host)
-                if fresh and not steering.may_start_work(action_uuid):
-                    self._give_back(list(locked), [task_uuid], outcomes)
-                    return
                 if locked:
                     break
                 if time.monotonic() > deadline:

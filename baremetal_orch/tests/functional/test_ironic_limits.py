@@ -26,7 +26,6 @@ from concurrent import futures
 import threading
 import time
 
-from oslo_utils import uuidutils
 import requests
 import testtools.content
 
@@ -190,7 +189,7 @@ class TestApiOutage(LimitsTestCase, test_base.DbTestCase):
         (the conductor's node work) gets one event when Ironic stops
         answering and one when it answers again."""
         self.config(group='conductor', max_concurrent_nodes=8)
-        action = uuidutils.generate_uuid()
+        action = self.running_action()
         nodes = self.available_nodes(8, 'events')
         items = []
         for node in nodes:
