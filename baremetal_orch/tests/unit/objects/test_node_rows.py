@@ -10,9 +10,12 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 """The batch path's Node objects (rows stored without coercion, values
-coerced once for many nodes) are the objects the one-node path makes."""
+coerced once for many nodes) are the objects the one-node path makes, and
+no node object is kept alive by a reference cycle."""
 
 import datetime
+import gc
+import weakref
 
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import node as node_obj
@@ -69,3 +72,48 @@ class TestNodeRows(base.DbTestCase):
                           'host-1', {'id': 'not a number'})
         self.assertEqual('manageable', node_obj.Node.get(
             None, self.uuids[0]).provision_state)
+
+
+class TestNoCycles(base.DbTestCase):
+    """A node object read from the database is freed once nothing uses
+    it, by reference counting: no reference cycle waits for a full pass
+    of the garbage collector (oslo.versionedobjects' coerced lists and
+    dicts refer to the object they were coerced for)."""
+
+    def setUp(self):
+        super().setUp()
+        self.uuid = dbapi.create_node({
+            'name': 'n0', 'driver': 'fake', 'provision_state': 'enroll',
+            'tags': ['a'], 'labels': {'rack': 'r1'},
+            'deployed_groups': ['g0']}).uuid
+        # Only reference counting frees what this test drops.
+        enabled = gc.isenabled()
+        gc.disable()
+        if enabled:
+            self.addCleanup(gc.enable)
+
+    def assertFreed(self, make):
+        node = make()
+        # The node's collections are the coerced ones, still coercing.
+        node.tags.append('b')
+        self.assertEqual(['a', 'b'], node.tags)
+        self.assertRaises(ValueError, node.tags.append, object())
+        ref = weakref.ref(node)
+        del node
+        self.assertIsNone(ref(), 'a reference cycle keeps the node alive')
+
+    def test_from_rows(self):
+        self.assertFreed(lambda: node_obj.Node.from_rows(
+            None, dbapi.list_node_dicts({'uuids': [self.uuid]}))[self.uuid])
+
+    def test_get(self):
+        self.assertFreed(lambda: node_obj.Node.get(None, self.uuid))
+
+    def test_save_many(self):
+        def make():
+            node = node_obj.Node.reserve_many(None, [self.uuid],
+                                              'host-1')[self.uuid]
+            node_obj.Node.save_many([node], 'host-1',
+                                    {'deployed_groups': ['g0', 'g1']})
+            return node
+        self.assertFreed(make)
