@@ -52,7 +52,8 @@ UPPER_CONSTRAINTS = os.path.join(REPO, 'upper-constraints.txt')
 CHECKED = {
     'taskflow': ('6.5.0', ('baremetal_orch/db/sqlalchemy/taskflow_store.py',)),
     'pecan': ('1.8.0', ('baremetal_orch/api/app.py',)),
-    'oslo.versionedobjects': ('3.12.0', ('baremetal_orch/objects/node.py',)),
+    'oslo.versionedobjects': ('3.12.0', ('baremetal_orch/objects/base.py',
+                                         'baremetal_orch/objects/node.py')),
     'waitress': ('3.0.2', ('baremetal_orch/api/wsgi_server.py',
                            'baremetal_orch/api/http_strict.py')),
 }
