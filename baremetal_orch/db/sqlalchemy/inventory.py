@@ -177,7 +177,9 @@ def list_node_dicts(filters=None, limit=None, marker=None, sort_key=None,
         query = _filtered(query, filters)
         rows = api.paginate(session, query, models.Node, limit, marker,
                             sort_key, sort_dir)
-        nodes = [row._asdict() for row in rows]
+        # The columns' names once, not a view of them a row (_asdict).
+        names = rows[0]._fields if rows else ()
+        nodes = [dict(zip(names, row)) for row in rows]
         by_id = {n['id']: n for n in nodes}
         for node in nodes:
             node['tags'] = []
