@@ -29,34 +29,6 @@ def as_utc(value):
     return value
 
 
-#: The fields whose values oslo.versionedobjects stores as lists and dicts
-#: that coerce what is added to them later (its CoercedList and
-#: CoercedDict); their elements are strings.
-STRING_COLLECTIONS = (ovo_fields.ListOfStringsField,
-                      ovo_fields.DictOfStringsField,
-                      ovo_fields.DictOfNullableStringsField)
-
-
-def coerce_detached(field, name, value):
-    """``value`` coerced for the field ``name`` as the object's setter
-    would, for no object: for the fields whose coercion does not look at
-    the object (strings, numbers, booleans, datetimes, and lists and dicts
-    of strings: every field of a node).
-
-    oslo.versionedobjects' coerced lists and dicts keep the object they
-    were coerced for, to coerce what is added to them later; the object
-    holding them, that is a reference cycle, which reference counting
-    never frees. An object read from the database then lived until a
-    full pass of the garbage collector found it, and the node objects of
-    a group's batches (hundreds a phase) were almost all of what those
-    passes freed while a deployment ran: the longest pauses of the
-    all-in-one's API (P10 in doc/source/contributor/benchmarks.rst).
-    Coerced for no object, a collection refers to none, and an object is
-    freed as soon as nothing uses it.
-    """
-    return field.coerce(None, name, value)
-
-
 class BaremetalOrchObjectRegistry(ovo_base.VersionedObjectRegistry):
     pass
 
@@ -121,15 +93,9 @@ class BaremetalOrchObject(ovo_base.VersionedObject,
 
     @classmethod
     def _from_db_object(cls, context, obj, db_obj):
-        for field, kind in obj.fields.items():
+        for field in obj.fields:
             value = cls._db_value(db_obj, field)
-            if isinstance(kind, STRING_COLLECTIONS):
-                # Stored where oslo.versionedobjects' setter stores it
-                # (see from_trusted), with no reference cycle.
-                setattr(obj, ovo_base._get_attrname(field),
-                        coerce_detached(kind, field, value))
-                continue
-            if isinstance(kind, ovo_fields.DateTimeField):
+            if isinstance(obj.fields[field], ovo_fields.DateTimeField):
                 value = as_utc(value)
             obj[field] = value
         obj._context = context

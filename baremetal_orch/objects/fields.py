@@ -19,10 +19,40 @@ IntegerField = fields.IntegerField
 ObjectField = fields.ObjectField
 StringField = fields.StringField
 UUIDField = fields.UUIDField
-ListOfStringsField = fields.ListOfStringsField
-DictOfStringsField = fields.DictOfStringsField
-DictOfNullableStringsField = fields.DictOfNullableStringsField
 EnumField = fields.EnumField
+
+
+class _ForNoObject:
+    """A field of strings whose lists and dicts are coerced for no object.
+
+    oslo.versionedobjects' coerced lists and dicts keep the object they
+    were coerced for, to coerce what is added to them later: with the
+    object's reference to them, a reference cycle, which reference
+    counting never frees. A node read from the database then lived until
+    a full pass of the garbage collector found it, and the nodes of a
+    group's batches (hundreds a phase) were almost all of what those
+    passes freed while a deployment ran: the longest pauses of the
+    all-in-one's API (P10 in doc/source/contributor/benchmarks.rst).
+    Strings are coerced without looking at their object, so the
+    collections need none, and an object is freed as soon as nothing
+    uses it.
+    """
+
+    def coerce(self, obj, attr, value):
+        return super().coerce(None, attr, value)
+
+
+class ListOfStringsField(_ForNoObject, fields.ListOfStringsField):
+    pass
+
+
+class DictOfStringsField(_ForNoObject, fields.DictOfStringsField):
+    pass
+
+
+class DictOfNullableStringsField(_ForNoObject,
+                                 fields.DictOfNullableStringsField):
+    pass
 
 
 class FlexibleDict(fields.FieldType):

@@ -109,6 +109,14 @@ class TestNoCycles(base.DbTestCase):
     def test_get(self):
         self.assertFreed(lambda: node_obj.Node.get(None, self.uuid))
 
+    def test_set(self):
+        def make():
+            node = node_obj.Node.get(None, self.uuid)
+            node.tags = ['a']
+            node.labels = {'rack': 'r2'}
+            return node
+        self.assertFreed(make)
+
     def test_save_many(self):
         def make():
             node = node_obj.Node.reserve_many(None, [self.uuid],
