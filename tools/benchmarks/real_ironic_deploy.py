@@ -37,10 +37,13 @@ the same way before its clock starts (:func:`config_drives`);
 ``--bare-script`` hands the script's nodes none, the peer of the figures
 before 2026-11-28.
 
-Runs alternate, ours then the script's, ``--pairs`` times. One JSON line a
-run, then the ``P7`` line (medians, ratio = median of the pairs' ratios,
-min/median/max) and the ``P6`` line (the largest peak RSS of a conductor
-process during the runs).
+Runs alternate, ``--pairs`` pairs, and the side that goes first alternates
+too (ours then the script's, then the script's then ours, ...:
+:func:`sides_in_order`), so that what favours a session's first run (a
+cold database, a cold page cache) does not always fall on the same side.
+One JSON line a run, then the ``P7`` line (medians, ratio = median of the
+pairs' ratios, min/median/max) and the ``P6`` line (the largest peak RSS
+of a conductor process during the runs).
 """
 
 import argparse
@@ -397,6 +400,12 @@ def run_script(count, poll_interval, with_drives=True):
                 'config_drive': with_drives}
 
 
+def sides_in_order(pair, sides):
+    """The ``sides`` of pair number ``pair`` (from 0) in the order they
+    run: as given in even pairs, reversed in odd ones (A B, B A, A B...)."""
+    return list(sides) if pair % 2 == 0 else list(reversed(sides))
+
+
 def summarise(runs, count, pairs):
     ours = [r['seconds'] for r in runs if r['side'] == 'baremetal_orch']
     script = [r['seconds'] for r in runs if r['side'] == 'script']
@@ -444,11 +453,11 @@ def main(argv=None):
     count = args.nodes or (40 if args.quick else 1000)
     pairs = args.pairs or (1 if args.quick else 2)
     runs = []
-    for _ in range(pairs):
-        for name, side in (('baremetal_orch', run_ours),
-                           ('script', functools.partial(
-                               run_script,
-                               with_drives=not args.bare_script))):
+    sides = [('baremetal_orch', run_ours),
+             ('script', functools.partial(
+                 run_script, with_drives=not args.bare_script))]
+    for pair in range(pairs):
+        for name, side in sides_in_order(pair, sides):
             try:
                 run = side(count, args.poll_interval)
             except Exception as exc:

@@ -195,6 +195,12 @@ class TestP7Strategy(base.TestCase):
         self.assertEqual({100}, {len(g['selectors'][0]['node_names'])
                                  for g in groups.values()})
 
+    def test_the_first_side_alternates_between_pairs(self):
+        order = [real_ironic_deploy.sides_in_order(pair, ['ours', 'script'])
+                 for pair in range(4)]
+        self.assertEqual([['ours', 'script'], ['script', 'ours'],
+                          ['ours', 'script'], ['script', 'ours']], order)
+
     def test_summarise(self):
         runs = [
             {'side': 'baremetal_orch', 'seconds': 12.0, 'conductors': [
