@@ -255,9 +255,17 @@ def create_tasks(rows):
     rows = [dict(r, uuid=r.get('uuid') or uuidutils.generate_uuid(),
                  status=r.get('status') or 'pending') for r in rows]
     if rows:
+        now = timeutils.utcnow()
+        # Core's INSERT of the table (not the ORM's bulk path), one for
+        # each set of columns the rows give (a phase's row and its nodes'
+        # rows).
+        by_columns = {}
+        for row in rows:
+            by_columns.setdefault(tuple(sorted(row)), []).append(
+                dict(row, created_at=now))
         with api.writer() as session:
-            session.execute(sa.insert(models.Task), [
-                dict(r, created_at=timeutils.utcnow()) for r in rows])
+            for same in by_columns.values():
+                session.execute(models.Task.__table__.insert(), same)
     return [r['uuid'] for r in rows]
 
 
