@@ -140,7 +140,8 @@ def reserve_nodes(uuids, host):
     """Lock for ``host`` the nodes among ``uuids`` that nobody holds, in
     one conditional UPDATE.
 
-    :returns: the locked nodes as :func:`_locked_rows` reads them; the nodes held by someone else (or unknown) are left out.
+    :returns: the locked nodes as :func:`_locked_rows` reads them; the
+        nodes held by someone else (or unknown) are left out.
     """
     with api.writer() as session:
         free = _lock_free(session, uuids, host)
@@ -231,8 +232,8 @@ def update_nodes(uuids, host, values):
 def _update_held(columns):
     """The UPDATE of ``columns`` (and ``updated_at``) of the nodes among
     ``uuids`` that ``host`` holds, each value the parameter ``v_`` and
-    its column's name: one statement for each set of columns a batch writes (a few
-    state changes, the deployed groups)."""
+    its column's name: one statement for each set of columns a batch
+    writes (a few state changes, the deployed groups)."""
     return (sa.update(_NODES)
             .where(_in(_NODES.c.uuid),
                    _NODES.c.reservation == sa.bindparam('host'))
