@@ -253,8 +253,11 @@ class SiteRuntime:
                 self.skip_blocked()
 
     def _notify(self, group, phase, status):
-        notify.group(self.context, self.action, group, phase, status,
-                     report=self.site.group_report(group))
+        # The report (every node of the group, named) only for a
+        # notification that is sent.
+        if notify.group_sent(phase, status):
+            notify.group(self.context, self.action, group, phase, status,
+                         report=self.site.group_report(group))
 
     def _started(self, group):
         return group in self.site.order()

@@ -215,6 +215,15 @@ def _group_report(status, report):
     return report
 
 
+def group_sent(phase, status):
+    """Whether :func:`group` notifications of ``phase`` ending ``status``
+    pass ``[DEFAULT]notification_level``: the group's report is built only
+    then. An unknown phase or status raises, sent or not."""
+    action_payloads.DeploymentGroupNotification.check_event_type(
+        notification.event_type_name('deployment_group', phase, status))
+    return notification.should_send(notification.level_for(status))
+
+
 @_safe
 def group(context, action, group, phase, status, report=None):
     """baremetal.deployment_group.<prepare|deploy>.<start|end|error>.

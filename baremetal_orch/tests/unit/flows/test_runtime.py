@@ -387,6 +387,18 @@ class TestGroupAtoms(base.DbTestCase):
         self.assertEqual(['group:g0', 'group:g1'],
                          sorted(atom.name for atom in flow))
 
+    def test_the_report_of_a_notification_only_when_it_is_sent(self):
+        # Every node of the group, named: built for a notification that
+        # is sent, not for one the level filters out.
+        for level, built in ((None, 0), ('info', 4)):
+            self.config(notification_level=level)
+            rt = self.runtime(wide_site())
+            with mock.patch.object(rt.site, 'group_report',
+                                   wraps=rt.site.group_report) as report:
+                self.assertEqual(groups.SUCCESS, rt.run_group('g0'))
+            # The group's end writes its report to its event too.
+            self.assertEqual(built + 1, report.call_count, level)
+
     def test_a_group_prepares_then_deploys(self):
         self.assertEqual(groups.SUCCESS, self.rt.run_group('g0'))
         self.assertEqual([('g0', groups.PREPARE, ['g0']),

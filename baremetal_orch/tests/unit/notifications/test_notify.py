@@ -203,6 +203,24 @@ class TestLevelFiltering(NotifyTestCase):
             self.assertRaises(exception.InvalidParameterValue,
                               notify.provision_sent, 'done')
 
+    def test_group_sent_follows_the_level(self):
+        self.config(notification_level=None)
+        self.assertFalse(notify.group_sent('deploy', 'error'))
+        self.config(notification_level='error')
+        self.assertEqual((False, True),
+                         (notify.group_sent('prepare', 'end'),
+                          notify.group_sent('prepare', 'error')))
+        self.config(notification_level='info')
+        self.assertTrue(notify.group_sent('deploy', 'start'))
+
+    def test_group_sent_refuses_an_unknown_phase_or_status(self):
+        for level in (None, 'info'):
+            self.config(notification_level=level)
+            self.assertRaises(exception.InvalidParameterValue,
+                              notify.group_sent, 'deploy', 'done')
+            self.assertRaises(exception.InvalidParameterValue,
+                              notify.group_sent, 'verify', 'start')
+
     def test_unset_sends_nothing_and_builds_nothing(self):
         self.config(notification_level=None)
         with mock.patch.object(node_payloads, 'NodeSetProvisionStatePayload',
