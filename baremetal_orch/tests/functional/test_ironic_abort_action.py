@@ -311,11 +311,16 @@ class TestSplit(AbortScenario, base.FunctionalTestCase):
                 '/v1/services', status=200).json()['services']
             if s['alive']}, timeout=60)
 
+    #: Nodes enrolled at most until both conductors own one. The hash
+    #: ring binds a node to either with even odds: all of 10 nodes went
+    #: to one conductor in one CI run (1 in 512); 40 make it 1 in 5e11.
+    ENROLL_AT_MOST = 40
+
     def waiting_nodes(self):
         """At least WAITING nodes, more until both conductors own one
         (the hash ring binds each node to one of them)."""
         nodes = {}
-        for _ in range(10):
+        for _ in range(self.ENROLL_AT_MOST):
             nodes.update(self.enroll('wait', 1, first=len(nodes),
                                      **ironic_fixture.FAILING_DEPLOY))
             owners = {self.client.get('/v1/nodes/%s' % name, status=200)
