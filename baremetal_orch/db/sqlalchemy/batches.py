@@ -20,8 +20,8 @@ same semantics for one node.
 The statements are SQLAlchemy Core, built once at import, over the
 tables (not the ORM classes), each list of UUIDs one expanding parameter:
 a statement of a batch then costs its execution, not the building of the
-statement, the coercion of each UUID and the ORM's bulk path (about half
-the CPU of an UPDATE of 100 nodes on sqlite).
+statement, the coercion of each UUID and the ORM's bulk path (a third of
+the CPU of an UPDATE of 100 nodes on sqlite: 0.76 ms for 1.19).
 """
 
 import functools
