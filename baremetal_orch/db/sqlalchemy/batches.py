@@ -188,30 +188,20 @@ def _locked_rows(uuids):
     if not uuids:
         return []
     with api.reader() as session:
-        nodes = [dict(row) for row in session.execute(
-            _NODE_DICTS, {'uuids': list(uuids)}).mappings()]
-        by_id = {n['id']: n for n in nodes}
-        for node in nodes:
-            node['tags'] = []
-            node['labels'] = {}
-        ids = {'ids': list(by_id)}
-        for node_id, tag in session.execute(_NODE_TAGS, ids):
-            by_id[node_id]['tags'].append(tag)
-        for node_id, key, value in session.execute(_NODE_LABELS, ids):
-            by_id[node_id]['labels'][key] = value
-    return nodes
+        return api.add_tags_and_labels(session, [
+            dict(row) for row in session.connection().execute(
+                _NODE_DICTS, {'uuids': list(uuids)}).mappings()])
 
 
+_CHASSIS = models.Chassis.__table__
+#: Every column of the nodes, and their chassis' uuid: Core's, read
+#: without the ORM's loading (``models.Node.chassis_uuid`` is the ORM's).
 _NODE_DICTS = (
     sa.select(*_NODES.columns,
-              models.Node.chassis_uuid.expression.label('chassis_uuid'))
+              sa.select(_CHASSIS.c.uuid)
+              .where(_CHASSIS.c.id == _NODES.c.chassis_id)
+              .scalar_subquery().label('chassis_uuid'))
     .where(_in(_NODES.c.uuid)).order_by(_NODES.c.id))
-_TAGS = models.NodeTag.__table__
-_NODE_TAGS = (sa.select(_TAGS.c.node_id, _TAGS.c.tag)
-              .where(_in(_TAGS.c.node_id, 'ids')).order_by(_TAGS.c.tag))
-_LABELS = models.NodeLabel.__table__
-_NODE_LABELS = (sa.select(_LABELS.c.node_id, _LABELS.c.key, _LABELS.c.value)
-                .where(_in(_LABELS.c.node_id, 'ids')))
 
 
 def update_nodes(uuids, host, values):

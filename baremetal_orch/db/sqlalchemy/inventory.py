@@ -179,24 +179,8 @@ def list_node_dicts(filters=None, limit=None, marker=None, sort_key=None,
                             sort_key, sort_dir)
         # The columns' names once, not a view of them a row (_asdict).
         names = rows[0]._fields if rows else ()
-        nodes = [dict(zip(names, row)) for row in rows]
-        by_id = {n['id']: n for n in nodes}
-        for node in nodes:
-            node['tags'] = []
-            node['labels'] = {}
-        if by_id:
-            ids = list(by_id)
-            for node_id, tag in session.execute(
-                    sa.select(models.NodeTag.node_id, models.NodeTag.tag)
-                    .where(models.NodeTag.node_id.in_(ids))
-                    .order_by(models.NodeTag.tag)):
-                by_id[node_id]['tags'].append(tag)
-            for node_id, key, value in session.execute(
-                    sa.select(models.NodeLabel.node_id, models.NodeLabel.key,
-                              models.NodeLabel.value)
-                    .where(models.NodeLabel.node_id.in_(ids))):
-                by_id[node_id]['labels'][key] = value
-        return nodes
+        return api.add_tags_and_labels(
+            session, [dict(zip(names, row)) for row in rows])
 
 
 def get_node_dict(ident):

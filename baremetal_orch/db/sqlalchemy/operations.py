@@ -12,6 +12,7 @@
 """Deployment strategies, actions, tasks, events and deployment records."""
 
 import contextlib
+import functools
 
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
@@ -136,10 +137,7 @@ def update_action(uuid, values, reload=True):
     None with ``reload=False`` (a checkpoint of a running flow: its
     report and progress are not read back)."""
     with api.writer() as session:
-        result = session.execute(
-            sa.update(models.Action).where(models.Action.uuid == uuid)
-            .values(dict(values, updated_at=timeutils.utcnow()))
-            .execution_options(synchronize_session=False))
+        result = _update_row(session, models.Action.__table__, uuid, values)
         if result.rowcount != 1:
             raise exception.ActionNotFound(action=uuid)
     return get_action(uuid) if reload else None
@@ -270,13 +268,28 @@ def create_tasks(rows):
 
 
 def update_task(uuid, values):
-    values = dict(values, updated_at=timeutils.utcnow())
     with api.writer() as session:
-        result = session.execute(sa.update(models.Task)
-                                 .where(models.Task.uuid == uuid)
-                                 .values(**values))
+        result = _update_row(session, models.Task.__table__, uuid, values)
         if result.rowcount != 1:
             raise exception.TaskNotFound(task=uuid)
+
+
+def _update_row(session, table, uuid, values):
+    """UPDATE ``values`` (and ``updated_at``) of the row of ``table``
+    whose uuid is ``uuid``: a Core statement built once for each set of
+    columns (a running action writes a few, again and again), not the
+    ORM's bulk path built at every call."""
+    params = {'v_' + c: v for c, v in values.items()}
+    params.update(v_updated_at=timeutils.utcnow(), w_uuid=uuid)
+    columns = tuple(sorted(values.keys() - {'updated_at'}))
+    return session.execute(_update_by_uuid(table, columns), params)
+
+
+@functools.lru_cache(maxsize=128)
+def _update_by_uuid(table, columns):
+    return (sa.update(table).where(table.c.uuid == sa.bindparam('w_uuid'))
+            .values({c: sa.bindparam('v_' + c)
+                     for c in columns + ('updated_at',)}))
 
 
 def start_task(uuid, final_statuses):
