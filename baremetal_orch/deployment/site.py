@@ -57,7 +57,7 @@ _DONE = {groups.PREPARE: tracker_mod.PREPARED,
          groups.DEPLOY: tracker_mod.SUCCESS}
 _VALID = {groups.PREPARE: tracker_mod.NOT_STARTED,
           groups.DEPLOY: tracker_mod.PREPARED}
-_FORMAT_VERSION = 4
+_FORMAT_VERSION = 5
 
 
 def _conflict(group, why):

@@ -242,7 +242,17 @@ class TestDurations(base.TestCase):
         # 100 fell off: the last 3 are kept.
         self.assertEqual(2, durations.median('a', P))
         durations.record('a', P, 4)
-        self.assertEqual({'a': {P: [2.0, 3.0, 4.0]}}, durations.to_dict())
+        self.assertEqual({'a': {P: [2000, 3000, 4000]}}, durations.to_dict())
+
+    def test_stored_in_whole_milliseconds(self):
+        durations = progress.Durations()
+        durations.record('a', P, 1.23456)
+        durations.record('a', D, 0.0004)
+        stored = durations.to_dict()
+        self.assertEqual({'a': {P: [1235], D: [0]}}, stored)
+        again = progress.Durations.from_dict(stored)
+        self.assertEqual(1.235, again.median('a', P))
+        self.assertEqual(stored, again.to_dict())
 
     def test_even_count_median(self):
         durations = progress.Durations()
@@ -271,7 +281,7 @@ class TestDurations(base.TestCase):
         for name, phase, seconds in A_ONLY + [('b', P, 30)]:
             site.durations.record(name, phase, seconds)
         data = json.loads(json.dumps(site.to_dict()))
-        self.assertEqual({'a': {P: [10.0], D: [20.0]}, 'b': {P: [30.0]}},
+        self.assertEqual({'a': {P: [10000], D: [20000]}, 'b': {P: [30000]}},
                          data['durations'])
         restored = site_mod.SiteDeployment.from_dict(site.snapshot(), data)
         self.assertEqual(site.to_dict(), restored.to_dict())
