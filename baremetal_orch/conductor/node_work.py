@@ -252,12 +252,18 @@ class NodeWork:
         their tasks go to ``later``)."""
         nodes = list(locked.values())
         failed, signals, deployed = {}, {}, []
+        # The nodes whose driver call for ``event`` succeeded: their
+        # transition ends in the transaction that releases them (one
+        # write less a phase).
+        event = 'provide' if phase == groups.PREPARE else 'deploy'
+        ended = []
         try:
             nodes = self._validate(nodes, failed)
             if phase == groups.PREPARE:
-                self._prepare(context, nodes, failed)
+                ended = self._prepare(context, nodes, failed)
             else:
-                made = self._deploy(context, nodes, action_uuid, failed)
+                made, ended = self._deploy(context, nodes, action_uuid,
+                                           failed)
                 if params.get('wait_for_signal'):
                     signals = self._signals(nodes, made, action_uuid,
                                             failed)
@@ -270,23 +276,28 @@ class NodeWork:
             signals, deployed = {}, []
         for node_uuid, exc in failed.items():
             LOG.info('%s of node %s failed: %s', phase, node_uuid, exc)
+        done = [n for n in locked if n not in signals or n in failed]
+        succeeded = [todo[n] for n in done if n not in failed]
+        # Success is written with the locks' release, in one transaction,
+        # with the nodes' last state change and the group the deployed
+        # nodes now carry; the notifications of the state changes once
+        # committed.
+        with dbapi.transaction():
+            moves = provisioning.end_many(ended, event, self.host)
+            self._add_group(deployed, params.get('group'))
+            dbapi.release_nodes(
+                done, self.host, succeeded=succeeded,
+                failed={todo[n]: str(e) for n, e in failed.items()})
+        provisioning.notify_moves(context, moves)
+        outcomes.update(dict.fromkeys(succeeded, statuses.SUCCESS))
+        outcomes.update(dict.fromkeys((todo[n] for n in failed),
+                                      statuses.FAILED))
+        # A node waiting for its signal waits from its committed state.
         for node in nodes:
             if node.uuid in signals and node.uuid not in failed:
                 later.add(todo[node.uuid])
                 self.spawn(self._until_signal, context, node,
                            signals[node.uuid], todo[node.uuid], params)
-        done = [n for n in locked if n not in signals or n in failed]
-        succeeded = [todo[n] for n in done if n not in failed]
-        # Success is written with the locks' release, in one transaction,
-        # with the group the deployed nodes now carry.
-        with dbapi.transaction():
-            self._add_group(deployed, params.get('group'))
-            dbapi.release_nodes(
-                done, self.host, succeeded=succeeded,
-                failed={todo[n]: str(e) for n, e in failed.items()})
-        outcomes.update(dict.fromkeys(succeeded, statuses.SUCCESS))
-        outcomes.update(dict.fromkeys((todo[n] for n in failed),
-                                      statuses.FAILED))
 
     @staticmethod
     def _validate(nodes, failed):
@@ -300,40 +311,51 @@ class NodeWork:
         return ok
 
     def _prepare(self, context, nodes, failed):
-        """manage then provide, skipping what is done."""
+        """manage then provide, skipping what is done.
+
+        :returns: the nodes whose provide succeeded, for
+            :func:`.provisioning.end_many`.
+        """
         timeout = CONF.conductor.prepare_timeout
         work = [n for n in nodes
                 if n.provision_state not in provisioning.PREPARED_STATES]
-        for event, from_states in (
-                ('manage', (states.ENROLL,)),
-                ('provide', (states.MANAGEABLE, states.CLEANFAIL))):
-            failed.update(provisioning.run_many(
-                context, [n for n in work if n.uuid not in failed and
-                          n.provision_state in from_states],
-                event, timeout, self.host, self.pool()))
+        failed.update(provisioning.run_many(
+            context, [n for n in work if n.provision_state == states.ENROLL],
+            'manage', timeout, self.host, self.pool()))
+        provide = [n for n in work if n.uuid not in failed and
+                   n.provision_state in (states.MANAGEABLE,
+                                         states.CLEANFAIL)]
+        sent = {n.uuid for n in provide}
         for node in work:
-            if (node.uuid not in failed and node.provision_state not in
-                    provisioning.PREPARED_STATES):
+            if node.uuid not in failed and node.uuid not in sent:
                 failed[node.uuid] = exception.ProvisioningFailed(
                     node=node.ident, reason='node is %s, cannot prepare it'
                     % node.provision_state)
+        more, provided = provisioning.start_many(
+            context, provide, 'provide', timeout, self.host, self.pool())
+        failed.update(more)
+        return provided
 
     def _deploy(self, context, nodes, action_uuid, failed):
         """Deploy the nodes not active yet, each with a new deployment
         record; a node already active is not deployed again.
 
-        :returns: ``{node uuid: record}`` of the records made.
+        :returns: ``({node uuid: record}, deployed)``: the records made,
+            and the nodes whose deploy succeeded, for
+            :func:`.provisioning.end_many`.
         """
         work = [n for n in nodes if n.provision_state != states.ACTIVE]
         if not work:
-            return {}
+            return {}, []
         made = deployments.create_many(work, action_uuid, self.host)
         infos = {node.uuid: deployments.instance_info(node, record, token)
                  for node, (record, token) in zip(work, made)}
-        failed.update(provisioning.run_many(
+        more, deployed = provisioning.start_many(
             context, work, 'deploy', CONF.conductor.deploy_timeout,
-            self.host, self.pool(), infos))
-        return {node.uuid: record for node, (record, _t) in zip(work, made)}
+            self.host, self.pool(), infos)
+        failed.update(more)
+        return ({node.uuid: record for node, (record, _t) in zip(work, made)},
+                deployed)
 
     @staticmethod
     def _signals(nodes, made, action_uuid, failed):

@@ -15,6 +15,7 @@ The PUT states/provision API and the prepare/deploy phases of actions use
 the same functions, so a node moves the same way whoever asks.
 """
 
+import copy
 import functools
 
 from oslo_log import log
@@ -80,9 +81,16 @@ def _status(prev_state, nxt, event):
 def move_many(context, nodes, event, host):
     """:func:`_move` of many nodes ``host`` holds: one UPDATE per next
     state, then each node's notification, in the order of ``nodes``."""
+    notify_moves(context, _moved(nodes, event, host))
+
+
+def _moved(nodes, event, host):
+    """The UPDATEs of :func:`move_many`; returns its notifications, for
+    :func:`notify_moves` (once the UPDATEs are committed)."""
     by_next = {}
     for node in nodes:
         by_next.setdefault(check_transition(node, event), []).append(node)
+    moves, sent = [], {}
     for nxt, group in by_next.items():
         values = {'provision_state': nxt,
                   'target_provision_state': states.target_of(nxt)}
@@ -91,15 +99,25 @@ def move_many(context, nodes, event, host):
         previous = [(n.provision_state, n.target_provision_state)
                     for n in group]
         node_obj.Node.save_many(group, host, values)
-        moves = [(node, _status(prev_state, nxt, event), prev_state,
-                  prev_target)
-                 for node, (prev_state, prev_target) in zip(group, previous)]
-        sends = {status: notify.provision_sent(status)
-                 for status in {move[1] for move in moves}}
-        for node, status, prev_state, prev_target in moves:
-            if sends[status]:
-                notify.provision(context, node, status, prev_state,
-                                 prev_target, event)
+        for node, (prev_state, prev_target) in zip(group, previous):
+            status = _status(prev_state, nxt, event)
+            if status not in sent:
+                sent[status] = notify.provision_sent(status)
+            if sent[status]:
+                # The node as this move left it (a later move of the same
+                # nodes changes the object before the notification goes).
+                moves.append((copy.copy(node), status, prev_state,
+                              prev_target, event))
+    return moves
+
+
+def notify_moves(context, moves):
+    """Send the notifications of committed state changes (what
+    :func:`end_many` returns: those the notification level lets
+    through)."""
+    for node, status, prev_state, prev_target, event in moves:
+        notify.provision(context, node, status, prev_state, prev_target,
+                         event)
 
 
 def begin(context, node, event):
@@ -221,12 +239,28 @@ def _failed(context, node, event, exc, stable):
 
 def run_many(context, nodes, event, timeout, host, pool, infos=None):
     """begin(), run() and the end of the transition for many nodes
-    ``host`` holds: each state change of the nodes together is one UPDATE;
-    the driver calls run side by side (:func:`_driver_calls`; ``pool``,
-    an executor, for the calls that wait in a thread each).
+    ``host`` holds: :func:`start_many`, then :func:`end_many` of the
+    nodes that did not fail, and its notifications.
+
+    :returns: ``{node uuid: exception}`` of the nodes that failed.
+    """
+    failed, done = start_many(context, nodes, event, timeout, host, pool,
+                              infos)
+    notify_moves(context, end_many(done, event, host))
+    return failed
+
+
+def start_many(context, nodes, event, timeout, host, pool, infos=None):
+    """begin() and run() for many nodes ``host`` holds: each state change
+    of the nodes together is one UPDATE; the driver calls run side by
+    side (:func:`_driver_calls`; ``pool``, an executor, for the calls
+    that wait in a thread each). A node whose call failed is moved out
+    of its working state (``fail``) at once.
 
     :param infos: ``{node uuid: instance info}`` for ``deploy``.
-    :returns: ``{node uuid: exception}`` of the nodes that failed.
+    :returns: ``(failed, done)``: ``{node uuid: exception}`` of the nodes
+        that failed, and the nodes whose driver call succeeded, whose
+        transition :func:`end_many` ends.
     """
     failed, ok = {}, []
     for node in nodes:
@@ -235,9 +269,8 @@ def run_many(context, nodes, event, timeout, host, pool, infos=None):
             ok.append(node)
         except exception.InvalidStateRequested as e:
             failed[node.uuid] = e
-    stable = {n.uuid for n in ok if states.next_state(
-        n.provision_state, event) not in states.WORKING_STATES}
-    move_many(context, [n for n in ok if n.uuid not in stable], event, host)
+    move_many(context, [n for n in ok if states.next_state(
+        n.provision_state, event) in states.WORKING_STATES], event, host)
 
     errors = _driver_calls(ok, event, timeout, pool, infos)
     done = []
@@ -247,11 +280,27 @@ def run_many(context, nodes, event, timeout, host, pool, infos=None):
             done.append(node)
         else:
             failed[node.uuid] = error
-            _failed(context, node, event, error, node.uuid in stable)
-    move_many(context, [n for n in done if n.uuid in stable], event, host)
+            _failed(context, node, event, error,
+                    node.provision_state not in states.WORKING_STATES)
+    return failed, done
+
+
+def end_many(done, event, host):
+    """The end of the transition of the nodes whose driver call for
+    ``event`` succeeded (:func:`start_many`): a stable transition moves
+    them now, a working state is left (``done``); one UPDATE per next
+    state. A caller may make it in the transaction that releases the
+    nodes.
+
+    :returns: the notifications to send once committed
+        (:func:`notify_moves`).
+    """
+    moves = _moved([n for n in done
+                    if n.provision_state not in states.WORKING_STATES],
+                   event, host)
     left = [n for n in done if n.provision_state in states.WORKING_STATES]
     while left:
-        move_many(context, left, 'done', host)
+        moves += _moved(left, 'done', host)
         left = [n for n in left
                 if n.provision_state in states.WORKING_STATES]
-    return failed
+    return moves
