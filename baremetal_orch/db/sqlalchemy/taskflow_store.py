@@ -18,40 +18,81 @@ off the critical path of an action, with the rows it writes unchanged:
 
 * a save of the flow's state (running, success...) wrote every atom of the
   flow again, one UPDATE each (80 for a site of 20 groups), though only
-  the flow's row changed: an atom whose row already holds its values is
-  not written;
+  the flow's row changed: an atom whose row already holds its values
+  (its progress aside, below) is not written;
 * the first save of a new flow inserted its atoms one INSERT each: they
-  are inserted together.
+  are inserted together;
+* taskflow saves an atom's progress (0.0 as it starts, 1.0 as it ends)
+  apart from its state, each save a read and a write of the atom's row:
+  half of an action's atom saves, and the 20 saves of a 20-group flow's
+  start lay on its first groups' path. An atom's progress is not what a
+  resumed flow goes on from (its state and results are), so a save that
+  changes only the progress is not written: the row gets it with the
+  atom's next save. (The rows of an action's flow are deleted once the
+  action ended.)
 
-Both are overrides of private methods of taskflow's SQL backend
+The first two are overrides of private methods of taskflow's SQL backend
 (``Connection._update_atom_details``, ``Connection._update_flow_details``)
 and of a private attribute (``Connection._tables``); they are all in this
 module, pinned to the constrained taskflow release by
 ``tests/unit/test_private_overrides.py``, and each names the upstream
-change that retires it.
+change that retires it. The third overrides a public method
+(``Connection.update_atom_details``).
 
 Imported only where taskflow is (conductors, the manage command).
 """
 
+import collections
 import threading
 
 from taskflow.persistence.backends import impl_sqlalchemy
 from taskflow.persistence import models as tf_models
 
+#: The keys of an atom's metadata that hold its progress.
+_PROGRESS = ('progress', 'progress_details')
+
 
 class Connection(impl_sqlalchemy.Connection):
-    """taskflow's connection, writing only the atoms that changed.
+    """taskflow's connection, writing only the atoms that changed more
+    than their progress.
 
     Retired when taskflow's SQL backend writes only the atom details whose
     values changed (an UPDATE per changed atom in ``_update_atom_details``)
     and inserts a flow's new atom details in one executemany (in
-    ``_update_flow_details``).
+    ``_update_flow_details``), and when taskflow's engine saves an atom's
+    progress only with its state (``TaskAction.change_state``).
     """
 
+    #: How many atoms' last written details are remembered (those of the
+    #: running actions' flows; one forgotten is read and written again).
+    REMEMBERED = 4096
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        #: {atom uuid: its details as last written, progress left out}.
+        self._written = collections.OrderedDict()
+        self._written_lock = threading.Lock()
+
+    def update_atom_details(self, atom_detail):
+        """Save an atom's details, unless they differ from what this
+        connection last wrote of it only by their progress."""
+        uuid = atom_detail.uuid
+        with self._written_lock:
+            if self._written.get(uuid) == _without_progress(atom_detail):
+                self._written.move_to_end(uuid)
+                return atom_detail
+        written = super().update_atom_details(atom_detail)
+        with self._written_lock:
+            self._written[uuid] = _without_progress(written)
+            self._written.move_to_end(uuid)
+            while len(self._written) > self.REMEMBERED:
+                self._written.popitem(last=False)
+        return written
+
     def _update_atom_details(self, conn, ad, e_ad):
-        before = e_ad.to_dict()
+        before = _without_progress(e_ad)
         e_ad.merge(ad)
-        if e_ad.to_dict() != before:
+        if _without_progress(e_ad) != before:
             super()._update_atom_details(conn, e_ad, e_ad)
 
     def _update_flow_details(self, conn, fd, e_fd):
@@ -68,6 +109,13 @@ class Connection(impl_sqlalchemy.Connection):
                 e_fd.add(ad)
         # The atoms just inserted are found now, equal to their rows.
         super()._update_flow_details(conn, fd, e_fd)
+
+
+def _without_progress(atom_detail):
+    details = atom_detail.to_dict()
+    details['meta'] = {k: v for k, v in (details.get('meta') or {}).items()
+                       if k not in _PROGRESS}
+    return details
 
 
 class Backend(impl_sqlalchemy.SQLAlchemyBackend):

@@ -102,9 +102,28 @@ class TestTaskflowStore(base.DbTestCase):
             {'double-%02d' % i: (states.SUCCESS, i * 2)
              for i in range(ATOMS)},
             {name: (ad.state, ad.results) for name, ad in atoms.items()})
-        # taskflow's own saves of each atom (running, its progress, success
-        # with its result, its progress), and none for the flow's states.
-        self.assertEqual(4 * ATOMS, len(self.atom_writes('UPDATE')))
+        # Each atom's running and success (with its result) are written;
+        # its progress (0.0, then 1.0) apart from them is not (taskflow
+        # saves each: 4 writes an atom before), nor the flow's states.
+        self.assertEqual(2 * ATOMS, len(self.atom_writes('UPDATE')))
+
+    def test_a_progress_goes_with_the_next_state(self):
+        self.engine.compile()
+        self.engine.prepare()
+        storage = self.engine.storage
+        storage.set_atom_state('double-00', states.RUNNING)
+        del self.statements[:]
+        storage.set_task_progress('double-00', 0.5, {'step': 'half'})
+        storage.set_task_progress('double-00', 0.7)
+        self.assertEqual([], self.atom_writes('UPDATE'))
+        self.assertEqual(0.7, storage.get_task_progress('double-00'))
+        # The next save of more than the progress writes it too.
+        storage.save('double-00', 7, states.SUCCESS)
+        self.assertEqual(1, len(self.atom_writes('UPDATE')))
+        _detail, atoms = self.read_back()
+        self.assertEqual((states.SUCCESS, 7, 0.7),
+                         (atoms['double-00'].state, atoms['double-00'].results,
+                          atoms['double-00'].meta['progress']))
 
 
 class TestForeignTransactions(base.DbTestCase):
