@@ -18,9 +18,10 @@ batch of one); the outcome of each node goes to its task row. A batch
 costs a bounded number of transactions: its task rows are started and
 its nodes' locks taken (one conditional UPDATE) in one, each state change
 of the nodes together is one UPDATE, their deployment records are written
-together, and the locks are released with the outcomes of their tasks in
-one transaction. The driver calls, the only per-node round trips, run side
-by side (up to ``[conductor]max_concurrent_nodes`` per phase).
+together, and the locks are released with the outcomes of their tasks and
+the nodes' last state change in one transaction. The driver calls, the
+only per-node round trips, run side by side (up to
+``[conductor]max_concurrent_nodes`` per phase).
 
 Two things a node may wait for are branches of the same lane, per node:
 
