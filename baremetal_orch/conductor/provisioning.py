@@ -84,9 +84,14 @@ def move_many(context, nodes, event, host):
     notify_moves(context, _moved(nodes, event, host))
 
 
-def _moved(nodes, event, host):
+def _moved(nodes, event, host, keep=False):
     """The UPDATEs of :func:`move_many`; returns its notifications, for
-    :func:`notify_moves` (once the UPDATEs are committed)."""
+    :func:`notify_moves` (once the UPDATEs are committed).
+
+    :param keep: each notification holds a copy of its node as this move
+        left it, for a caller that moves the same nodes again before the
+        notifications go.
+    """
     by_next = {}
     for node in nodes:
         by_next.setdefault(check_transition(node, event), []).append(node)
@@ -104,10 +109,8 @@ def _moved(nodes, event, host):
             if status not in sent:
                 sent[status] = notify.provision_sent(status)
             if sent[status]:
-                # The node as this move left it (a later move of the same
-                # nodes changes the object before the notification goes).
-                moves.append((copy.copy(node), status, prev_state,
-                              prev_target, event))
+                moves.append((copy.copy(node) if keep else node, status,
+                              prev_state, prev_target, event))
     return moves
 
 
@@ -297,10 +300,10 @@ def end_many(done, event, host):
     """
     moves = _moved([n for n in done
                     if n.provision_state not in states.WORKING_STATES],
-                   event, host)
+                   event, host, keep=True)
     left = [n for n in done if n.provision_state in states.WORKING_STATES]
     while left:
-        moves += _moved(left, 'done', host)
+        moves += _moved(left, 'done', host, keep=True)
         left = [n for n in left
                 if n.provision_state in states.WORKING_STATES]
     return moves

@@ -167,33 +167,35 @@ class Node(base.BaremetalOrchObject):
         without coercing them.
         """
         if cls._ROW_FIELDS is None:
-            kinds = {}
+            plain, times, collections = [], [], []
             for name, field in cls.fields.items():
-                kind = ('time' if isinstance(field, f.DateTimeField) else
-                        'collection' if hasattr(field, 'trusted') else
-                        'plain')
-                kinds.setdefault(kind, []).append(
-                    (name, ovo_base._get_attrname(name), field))
-            cls._ROW_FIELDS = kinds
-        plain = cls._ROW_FIELDS.get('plain', ())
-        times = cls._ROW_FIELDS.get('time', ())
-        collections = cls._ROW_FIELDS.get('collection', ())
+                attr = ovo_base._get_attrname(name)
+                if isinstance(field, f.DateTimeField):
+                    times.append((name, attr))
+                elif hasattr(field, 'trusted'):
+                    collections.append((name, attr, field.trusted))
+                else:
+                    plain.append((name, attr))
+            cls._ROW_FIELDS = plain, times, collections
+        plain, times, collections = cls._ROW_FIELDS
         nodes = {}
         for row in rows:
             node = cls(context)
             attrs = node.__dict__
-            for name, attr, _field in plain:
+            for name, attr in plain:
                 attrs[attr] = row[name]
-            for name, attr, _field in times:
+            for name, attr in times:
                 attrs[attr] = base.as_utc(row[name])
-            for name, attr, field in collections:
-                attrs[attr] = field.trusted(name, row[name])
+            for name, attr, trusted in collections:
+                attrs[attr] = trusted(name, row[name])
             node.obj_reset_changes()
             nodes[row['uuid']] = node
         return nodes
 
-    #: ``{'plain' | 'time' | 'collection': [(field, its attribute,
-    #: Field)]}``, for from_rows.
+    #: ``(plain, times, collections)``, for from_rows: ``[(field, its
+    #: attribute)]`` of the values stored as they are and of the
+    #: datetimes, ``[(field, its attribute, its Field's trusted)]`` of
+    #: the lists and dicts of strings.
     _ROW_FIELDS = None
 
     @staticmethod

@@ -405,6 +405,21 @@ def apply_filters(query, model, filters, exact=()):
     return query
 
 
+def update_values(columns):
+    """The SET of an UPDATE built once for a set of ``columns``: each
+    column's value the parameter ``v_<column>``, and ``updated_at``
+    (:func:`update_params` gives them at execution)."""
+    return {c: sa.bindparam('v_' + c) for c in columns + ('updated_at',)}
+
+
+def update_params(values, now):
+    """``(columns, parameters)`` of an UPDATE of ``values`` (a dict) built
+    by :func:`update_values`, ``updated_at`` set to ``now``."""
+    params = {'v_' + c: v for c, v in values.items()}
+    params['v_updated_at'] = now
+    return tuple(sorted(values.keys() - {'updated_at'})), params
+
+
 def add_tags_and_labels(session, nodes):
     """Give each node dict (with its ``id``) its ``tags`` (sorted) and
     ``labels``: two queries for any number of nodes, built once."""

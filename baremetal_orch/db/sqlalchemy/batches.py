@@ -210,25 +210,23 @@ def update_nodes(uuids, host, values):
     now = timeutils.utcnow()
     uuids = list(uuids)
     if uuids:
+        columns, params = api.update_params(values, now)
         with api.writer() as session:
-            params = {'v_' + c: v for c, v in values.items()}
-            session.execute(
-                _update_held(tuple(sorted(values))),
-                dict(params, v_updated_at=now, uuids=uuids, host=host))
+            session.execute(_update_held(columns),
+                            dict(params, uuids=uuids, host=host))
     return now
 
 
 @functools.lru_cache(maxsize=64)
 def _update_held(columns):
     """The UPDATE of ``columns`` (and ``updated_at``) of the nodes among
-    ``uuids`` that ``host`` holds, each value the parameter ``v_`` and
-    its column's name: one statement for each set of columns a batch
-    writes (a few state changes, the deployed groups)."""
+    ``uuids`` that ``host`` holds (:func:`.api.update_values`): one
+    statement for each set of columns a batch writes (a few state
+    changes, the deployed groups)."""
     return (sa.update(_NODES)
             .where(_in(_NODES.c.uuid),
                    _NODES.c.reservation == sa.bindparam('host'))
-            .values({c: sa.bindparam('v_' + c)
-                     for c in columns + ('updated_at',)}))
+            .values(api.update_values(columns)))
 
 
 def release_nodes(uuids, host, succeeded=(), failed=None, unstarted=()):

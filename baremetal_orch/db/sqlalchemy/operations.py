@@ -279,17 +279,15 @@ def _update_row(session, table, uuid, values):
     whose uuid is ``uuid``: a Core statement built once for each set of
     columns (a running action writes a few, again and again), not the
     ORM's bulk path built at every call."""
-    params = {'v_' + c: v for c, v in values.items()}
-    params.update(v_updated_at=timeutils.utcnow(), w_uuid=uuid)
-    columns = tuple(sorted(values.keys() - {'updated_at'}))
-    return session.execute(_update_by_uuid(table, columns), params)
+    columns, params = api.update_params(values, timeutils.utcnow())
+    return session.execute(_update_by_uuid(table, columns),
+                           dict(params, w_uuid=uuid))
 
 
 @functools.lru_cache(maxsize=128)
 def _update_by_uuid(table, columns):
     return (sa.update(table).where(table.c.uuid == sa.bindparam('w_uuid'))
-            .values({c: sa.bindparam('v_' + c)
-                     for c in columns + ('updated_at',)}))
+            .values(api.update_values(columns)))
 
 
 def start_task(uuid, final_statuses):

@@ -53,6 +53,7 @@ CHECKED = {
     'taskflow': ('6.5.0', ('baremetal_orch/db/sqlalchemy/taskflow_store.py',)),
     'pecan': ('1.8.0', ('baremetal_orch/api/app.py',)),
     'oslo.versionedobjects': ('3.12.0', ('baremetal_orch/objects/base.py',
+                                         'baremetal_orch/objects/fields.py',
                                          'baremetal_orch/objects/node.py')),
     'waitress': ('3.0.2', ('baremetal_orch/api/wsgi_server.py',
                            'baremetal_orch/api/http_strict.py')),
@@ -198,3 +199,15 @@ class TestOverriddenMembers(base.TestCase):
         self.assertEqual('fake', node.driver, recheck('oslo.versionedobjects'))
         self.assertTrue(node.obj_attr_is_set('driver'),
                         recheck('oslo.versionedobjects'))
+
+    def test_versionedobjects_collections_name_their_element_type(self):
+        # fields.ListOfStringsField.trusted (Node.from_rows) gives a
+        # coerced collection the element type coerce() gives it, read
+        # from the private AUTO_TYPE._element_type.
+        field = node_obj.Node.fields['tags']
+        made = field.coerce(None, 'tags', ['a'])
+        self.assertIs(made._element_type,
+                      field.AUTO_TYPE._element_type,
+                      recheck('oslo.versionedobjects'))
+        self.assertEqual(type(made), type(field.trusted('tags', ['a'])),
+                         recheck('oslo.versionedobjects'))
