@@ -14,7 +14,10 @@ interleaved runs, the dependency-order driver of the raw-Ironic script
 and where P9's makespan goes."""
 
 import secrets
+import time
 import types
+
+import psutil
 
 from baremetal_orch.tests import base
 
@@ -222,6 +225,19 @@ class TestP7Strategy(base.TestCase):
         self.assertEqual({'min': 0.9, 'median': 1.05, 'max': 1.2, 'n': 2},
                          p7['ratios'])
         self.assertEqual(('P6', 150.0), (p6['figure'], p6['value']))
+
+    def test_machine_counts_the_cpu_spent_and_the_servers(self):
+        # This process stands for a server: the CPU it spends shows in
+        # its name's share and in the machine's busy time.
+        name = psutil.Process().name()
+        machine = real_ironic_deploy.Machine(servers=(name,))
+        spent = time.process_time()
+        while time.process_time() - spent < 0.3:
+            pass
+        used = machine.report()
+        self.assertGreaterEqual(used['servers_cpu_s'][name], 0.2)
+        self.assertGreaterEqual(used['machine_busy_s'], 0.2)
+        self.assertGreaterEqual(used['machine_idle_s'], 0.0)
 
     def test_script_config_drive_is_like_ours(self):
         # The script hands each node what ours does: the same keys, values
