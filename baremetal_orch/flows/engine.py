@@ -201,15 +201,15 @@ class ActionEngines:
     def fail(self, context, action_uuid, reason):
         """End an action that cannot run, with ``reason`` (a retry's
         report still names the action it retries)."""
+        action = action_obj.Action.get(context, action_uuid)
         report = {'error': reason}
-        action = dbapi.get_action(action_uuid)
         if action.name == action_obj.RETRY:
             report['retry_of'] = (action.parameters or {}).get('action')
-        dbapi.update_action(action_uuid, {
-            'state': action_obj.FAILED, 'result': statuses.FAILED,
-            'finished_at': timeutils.utcnow(), 'report': report})
-        event_obj.action_finished(
-            action_obj.Action.get(context, action_uuid), reason)
+        action.state = action_obj.FAILED
+        action.result = statuses.FAILED
+        action.finished_at = timeutils.utcnow()
+        action.report = report
+        event_obj.action_finished(action, reason)
 
     # Running ---------------------------------------------------------------
 

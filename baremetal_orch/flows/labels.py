@@ -177,6 +177,5 @@ def finish(runtime, error=None):
     action.state = action_obj.COMPLETE if ok else action_obj.FAILED
     action.result = statuses.SUCCESS if ok else statuses.FAILED
     action.finished_at = now
-    action.save()
     event_obj.action_finished(action, error)
     notify.action(context, action, 'end' if ok else 'error', exc=error)

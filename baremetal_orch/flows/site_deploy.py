@@ -173,7 +173,6 @@ def finish(runtime, error=None):
         # A pause or a window no longer applies to an ended action.
         action.state_reason = None
     action.control = None
-    action.save()
     event_obj.action_finished(action, error)
     if aborted:
         notify.action_control(runtime.context, action, control.ABORT, 'end',

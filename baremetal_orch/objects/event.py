@@ -104,15 +104,20 @@ def action_started(action, **counts):
 
 
 def action_finished(action, error=None):
-    """Record that ``action`` ended (its state and result)."""
-    Event.record(
-        ACTION_FINISHED, resource_uuid=action.uuid, action_uuid=action.uuid,
-        message='%s ended %s (%s)%s' % (
-            action.name, action.state, action.result,
-            ': %s' % error if error else ''),
-        details={'name': action.name, 'state': action.state,
-                 'result': action.result,
-                 'error': str(error) if error else None})
+    """Save the ended ``action`` (its state, result, report) with its
+    ``action.finished`` event, in one transaction: a client that sees the
+    action ended finds the event in its history."""
+    with dbapi.transaction():
+        action.save()
+        Event.record(
+            ACTION_FINISHED, resource_uuid=action.uuid,
+            action_uuid=action.uuid,
+            message='%s ended %s (%s)%s' % (
+                action.name, action.state, action.result,
+                ': %s' % error if error else ''),
+            details={'name': action.name, 'state': action.state,
+                     'result': action.result,
+                     'error': str(error) if error else None})
 
 
 def action_steered(action, event_type, reason=None, requester=None):

@@ -12,7 +12,12 @@
 """The order groups run in, and the action's history in /v1/events."""
 
 import copy
+import threading
 
+import fixtures
+
+from baremetal_orch.db import api as dbapi
+from baremetal_orch.objects import event as event_obj
 from baremetal_orch.tests.unit.api import test_actions
 
 # Eight groups of one node each that are all ready at once, then one that
@@ -104,6 +109,45 @@ class TestActionEvents(test_actions.ActionApiTestCase):
     def events(self, **filters):
         query = '&'.join('%s=%s' % kv for kv in sorted(filters.items()))
         return self.get('/v1/events?' + query, status=200).json['events']
+
+    def states_seen_at_the_end(self):
+        """The action's state as another client reads it while the
+        conductor writes its ``action.finished`` event: a list, one state
+        an event."""
+        seen = []
+        record = event_obj.Event.record
+
+        def read(uuid):
+            seen.append(dbapi.get_action(uuid).state)
+
+        def probe(event_type, **kwargs):
+            if event_type == event_obj.ACTION_FINISHED:
+                # Its own thread: its own session, outside the writer's
+                # transaction.
+                reader = threading.Thread(target=read,
+                                          args=(kwargs['action_uuid'],))
+                reader.start()
+                reader.join()
+            return record(event_type, **kwargs)
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'baremetal_orch.objects.event.Event.record', probe))
+        return seen
+
+    def test_an_action_seen_ended_has_its_finished_event(self):
+        # A client that polls the action until it ended and then lists its
+        # events finds the last one: the action's end and its event are
+        # written in one transaction, for every kind of action.
+        seen = self.states_seen_at_the_end()
+        self.load_site()
+        created = self.post('/v1/actions', {'name': 'deploy_site'},
+                            status=201).json
+        self.finished(created['uuid'])
+        created = self.post('/v1/actions', {
+            'name': 'update_labels',
+            'parameters': {'target_nodes': ['ctl01']}}, status=201).json
+        self.finished(created['uuid'])
+        self.assertEqual(['running', 'running'], seen)
 
     def test_deploy_site_history(self):
         self.config(group='conductor', max_concurrent_groups=1)
