@@ -48,6 +48,23 @@ POLL_API = 'api'
 POLL_DATABASE = 'database'
 
 
+def state_reader(uuid, poll, client=None, engine=None):
+    """A function that reads the state of action ``uuid`` now: through
+    the API (``poll`` :data:`POLL_API`, with ``client``, the state alone)
+    or the database (:data:`POLL_DATABASE`, with ``engine``: no request of
+    a benchmark's own on the API while the action runs)."""
+    if poll == POLL_API:
+        path = '/v1/actions/%s' % uuid
+        return lambda: client.get(
+            path, status=200, params={'fields': POLL_FIELDS}).json()['state']
+    query = sa.select(models.Action.state).where(models.Action.uuid == uuid)
+
+    def read():
+        with engine.connect() as conn:
+            return conn.execute(query).scalar()
+    return read
+
+
 def parse_timestamp(value):
     """An API timestamp (ISO 8601, UTC offset) as an aware datetime."""
     stamp = datetime.datetime.fromisoformat(value)
@@ -170,20 +187,6 @@ class Processes(fixtures.Fixture):
         self.client.post('/v1/deployment_strategies', status=201,
                          json=document)
 
-    def _state_reader(self, uuid, poll):
-        if poll == POLL_API:
-            path = '/v1/actions/%s' % uuid
-            return lambda: self.client.get(
-                path, status=200, params={'fields': POLL_FIELDS}).json()[
-                    'state']
-        query = sa.select(models.Action.state).where(
-            models.Action.uuid == uuid)
-
-        def read():
-            with self.engine.connect() as conn:
-                return conn.execute(query).scalar()
-        return read
-
     def run_action(self, strategy_name, timeout=3600, poll=POLL_API):
         """POST a deploy_site; poll its state every POLL_INTERVAL until it
         ends, through the API (``poll``: :data:`POLL_API`) or the database
@@ -198,7 +201,8 @@ class Processes(fixtures.Fixture):
         action = self.client.post('/v1/actions', status=201, json={
             'name': 'deploy_site',
             'parameters': {'deployment_strategy': strategy_name}}).json()
-        state = self._state_reader(action['uuid'], poll)
+        state = state_reader(action['uuid'], poll, client=self.client,
+                             engine=self.engine)
         deadline = start + timeout
         while True:
             if state() not in ('pending', 'running'):

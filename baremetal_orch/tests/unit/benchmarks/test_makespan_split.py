@@ -12,6 +12,10 @@
 """The pure logic of P2 (makespan) in both deployments: the conductor's
 options, the split processes' configuration, the recorded duration."""
 
+from oslo_config import cfg
+import sqlalchemy as sa
+
+from baremetal_orch.db import api as dbapi
 from baremetal_orch.tests import base
 
 from tools.benchmarks import makespan
@@ -105,6 +109,21 @@ class TestRecordedSeconds(base.TestCase):
             'created_at': '2026-11-24T10:00:00+00:00',
             'finished_at': None}))
         self.assertIsNone(processes.recorded_seconds({'state': 'running'}))
+
+
+class TestStateReader(base.DbTestCase):
+
+    def test_database(self):
+        # What P7 and P10 watch the action with: its row, read anew at
+        # each call, from the benchmark's own engine.
+        engine = sa.create_engine(cfg.CONF.database.connection)
+        self.addCleanup(engine.dispose)
+        action = dbapi.create_action({'name': 'deploy_site'})
+        state = processes.state_reader(action.uuid, processes.POLL_DATABASE,
+                                       engine=engine)
+        self.assertEqual('pending', state())
+        dbapi.update_action(action.uuid, {'state': 'complete'})
+        self.assertEqual('complete', state())
 
 
 class TestParser(base.TestCase):
