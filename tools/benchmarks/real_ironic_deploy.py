@@ -69,6 +69,7 @@ import psutil
 import requests
 import sqlalchemy as sa
 
+from baremetal_orch.common import statuses
 from baremetal_orch_testing.fixtures import broker
 from baremetal_orch_testing.fixtures import databases
 from baremetal_orch_testing import services
@@ -82,8 +83,6 @@ from tools.benchmarks import stats
 GOAL = 1.05
 RSS_GOAL = 400
 SHARDS = 4
-#: The states of an action that has ended.
-ENDED = ('complete', 'failed', 'cancelled')
 #: The strategy: 10 groups in 5 layers (1, 3, 3, 2, 1 groups).
 DEPENDS = {'g0': [], 'g1': ['g0'], 'g2': ['g0'], 'g3': ['g0'],
            'g4': ['g1'], 'g5': ['g1', 'g2'], 'g6': ['g2', 'g3'],
@@ -348,8 +347,9 @@ class Orchestrator:
         state = processes.state_reader(action['uuid'],
                                        processes.POLL_DATABASE,
                                        engine=self.engine)
-        self.client.wait_for(lambda: state() in ENDED, timeout=7200,
-                             interval=processes.POLL_INTERVAL)
+        self.client.wait_for(
+            lambda: state() in statuses.ACTION_FINAL_STATES, timeout=7200,
+            interval=processes.POLL_INTERVAL)
         seconds = time.monotonic() - started
         path = '/v1/actions/%s' % action['uuid']
         final = self.client.get(path, status=200).json()

@@ -16,6 +16,7 @@ import threading
 
 import fixtures
 
+from baremetal_orch.common import context
 from baremetal_orch.db import api as dbapi
 from baremetal_orch.objects import event as event_obj
 from baremetal_orch.tests.unit.api import test_actions
@@ -147,7 +148,12 @@ class TestActionEvents(test_actions.ActionApiTestCase):
             'name': 'update_labels',
             'parameters': {'target_nodes': ['ctl01']}}, status=201).json
         self.finished(created['uuid'])
-        self.assertEqual(['running', 'running'], seen)
+        # An action that cannot run, ended by its conductor.
+        cannot = dbapi.create_action({'name': 'deploy_site',
+                                      'state': 'running'})
+        self.manager.actions.fail(context.get_admin_context(), cannot.uuid,
+                                  'no flow')
+        self.assertEqual(['running'] * 3, seen)
 
     def test_deploy_site_history(self):
         self.config(group='conductor', max_concurrent_groups=1)
