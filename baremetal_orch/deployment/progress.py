@@ -220,6 +220,7 @@ def _remaining(site, topo, states):
     for group in topo:
         for name in site.nodes(group):
             members.setdefault(name, []).append(group)
+    members = {name: tuple(groups_of) for name, groups_of in members.items()}
 
     def takes(group, status):
         state = states[group]
@@ -229,13 +230,19 @@ def _remaining(site, topo, states):
             status == tracker_mod.PREPARED
             or state['phase'] == groups.PREPARE)
 
+    # The group that takes an unclaimed node depends only on its groups
+    # and its status: found once for each such pair.
+    takers = {}
     for name, status in statuses.items():
         if status not in (tracker_mod.NOT_STARTED, tracker_mod.PREPARED):
             continue
         owner = claims.get(name)
         if owner is None or owner not in counts:
-            owner = next((g for g in members.get(name, ())
-                          if takes(g, status)), None)
+            key = (members.get(name, ()), status)
+            if key not in takers:
+                takers[key] = next((g for g in key[0]
+                                    if takes(g, status)), None)
+            owner = takers[key]
         if owner is None:
             continue
         if status == tracker_mod.NOT_STARTED:

@@ -47,6 +47,9 @@ STATUSES = statuses.NODE_STATUSES
 #: A status as :meth:`NodeTracker.to_dict` writes it: one character.
 _CODES = {NOT_STARTED: 'n', PREPARED: 'p', SUCCESS: 's', FAILURE: 'f'}
 _STATUS_OF = {code: status for status, code in _CODES.items()}
+#: The byte of each status's character, as :attr:`NodeTracker._codes`
+#: holds it.
+_BYTES = {status: ord(code) for status, code in _CODES.items()}
 
 
 def _check_status(status):
@@ -77,6 +80,12 @@ class NodeTracker:
         #: The nodes in the order :meth:`to_dict` writes them (sorted).
         self._order = sorted(self._status)
         self._position = {node: i for i, node in enumerate(self._order)}
+        #: The statuses as :meth:`to_dict` writes them, one byte a node in
+        #: that order, kept by :meth:`mark`: a checkpoint copies them
+        #: instead of looking up every node (about a millisecond at
+        #: 10,000 nodes, at every checkpoint).
+        self._codes = bytearray(_BYTES[self._status[node]]
+                                for node in self._order)
 
     def _known(self, node):
         if node not in self._status:
@@ -147,6 +156,7 @@ class NodeTracker:
             self._known(node)
             before = self._status[node]
             self._status[node] = status
+            self._codes[self._position[node]] = _BYTES[status]
             if status != FAILURE:
                 self._failed_after_prepare.discard(node)
             elif before in (PREPARED, SUCCESS):
@@ -178,8 +188,7 @@ class NodeTracker:
             claims = {}
             for node, group in self._claims.items():
                 claims.setdefault(group, []).append(self._position[node])
-            return {'statuses': ''.join([_CODES[self._status[node]]
-                                         for node in self._order]),
+            return {'statuses': self._codes.decode('ascii'),
                     'claims': {g: sorted(p) for g, p in claims.items()},
                     'failed_after_prepare': sorted(
                         self._position[n] for n in self._failed_after_prepare)}

@@ -17,9 +17,11 @@ import json
 import testscenarios
 
 from baremetal_orch.common import exception
+from baremetal_orch.common import statuses
 from baremetal_orch.deployment import progress
 from baremetal_orch.deployment import site as site_mod
 from baremetal_orch.deployment import strategy
+from baremetal_orch.deployment import tracker
 from baremetal_orch.tests import base
 from baremetal_orch.tests.unit.deployment import examples
 from baremetal_orch.tests.unit.deployment import serial
@@ -177,6 +179,30 @@ class TestEtaMidGroup(base.TestCase):
 def counts(prepare, deploy):
     keys = ('done', 'failed', 'in_flight', 'pending')
     return {P: dict(zip(keys, prepare)), D: dict(zip(keys, deploy))}
+
+
+class TestRemaining(base.TestCase):
+    """Which group a node not yet handled is counted for."""
+
+    def setUp(self):
+        super().setUp()
+        self.site = make([group('a'), group('b', ['a'])],
+                         {'a': ['n1', 'n2'], 'b': ['n1', 'n2', 'n3']})
+        self.states = {'a': {'status': statuses.RUNNING, 'phase': D},
+                       'b': {'status': statuses.PENDING, 'phase': None}}
+
+    def test_the_same_groups_with_another_status_go_elsewhere(self):
+        # n1 and n2 are in the same groups: prepared, n1 goes to a,
+        # running its deploy; not started, n2 goes to b, which will
+        # prepare it (a's deploy does not).
+        self.site.tracker.mark('n1', tracker.PREPARED)
+        self.assertEqual({'a': (0, 1), 'b': (2, 2)}, progress._remaining(
+            self.site, ['a', 'b'], self.states))
+
+    def test_only_the_groups_counted(self):
+        self.site.tracker.mark('n1', tracker.PREPARED)
+        self.assertEqual({'b': (2, 3)}, progress._remaining(
+            self.site, ['b'], self.states))
 
 
 class TestPhaseCounts(base.TestCase):

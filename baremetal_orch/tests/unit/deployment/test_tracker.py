@@ -89,6 +89,14 @@ class TestNodeTracker(base.TestCase):
         self.assertEqual(['c'], again.failed_after_prepare())
         self.assertEqual([], again.claim('g2', ['a'], tracker.PREPARED))
 
+    def test_statuses_written_follow_the_given_and_the_marked(self):
+        t = tracker.NodeTracker('abcd', statuses={'c': tracker.SUCCESS})
+        self.assertEqual('nnsn', t.to_dict()['statuses'])
+        t.mark('a', tracker.PREPARED)
+        t.mark('d', tracker.FAILURE)
+        t.mark('c', tracker.NOT_STARTED)
+        self.assertEqual('pnnf', t.to_dict()['statuses'])
+
     def test_a_large_site_is_a_few_bytes_a_node(self):
         # Written at every checkpoint of a running action: its size must
         # not be that of the node identifiers.
