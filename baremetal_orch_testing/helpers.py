@@ -14,14 +14,18 @@
 * :func:`wait_for` polls a condition with a deadline;
 * :func:`wait_for_http` polls a URL until it answers (the ready-wait of
   every service the tests start);
-* :func:`free_port` picks a free TCP port;
+* :func:`free_port` picks a free TCP port and reserves it from the
+  other test workers;
 * :func:`driver_node` makes a node as the provisioning drivers see it.
 """
 
 import collections
+import fcntl
 import json
 import os
+import random
 import socket
+import tempfile
 import time
 import types
 
@@ -108,16 +112,74 @@ def wait_for_http(url, timeout=30, status=None, process=None,
                            % (url, timeout, last[0] if last else None))
 
 
-def free_port(host='127.0.0.1'):
-    """Return a TCP port that is free on ``host`` right now.
+#: Where :func:`free_port` keeps a lock file a port it hands out.
+PORT_LOCKS = os.path.join(tempfile.gettempdir(), 'baremetal-orch-ports')
+#: The ports :func:`free_port` reserved in this process: port -> the open
+#: lock file whose ``flock`` reserves it until the process ends.
+_reserved = {}
 
-    The kernel picks the port; it is released before returning, so a server
-    started right after can bind it (a small race other processes could win
-    in theory, acceptable for tests).
-    """
+
+def _ephemeral_low(path='/proc/sys/net/ipv4/ip_local_port_range'):
+    """The first port of the kernel's ephemeral range (Linux's default
+    when it cannot be read)."""
+    try:
+        with open(path) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def port_candidates():
+    """The ports :func:`free_port` tries, in a random order: the 12,000
+    below the kernel's ephemeral range, from which neither ``bind`` to
+    port 0 nor an outgoing connection takes a port."""
+    high = _ephemeral_low()
+    ports = list(range(max(1024, high - 12000), high))
+    random.shuffle(ports)
+    return ports
+
+
+def _bindable(host, port):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(host='127.0.0.1', candidates=None):
+    """Return a TCP port free on ``host``, reserved for this process.
+
+    The kernel's port 0 would do for one process, but the test workers
+    are many: two of them were given the same port within a second, and
+    one service answered the other's client. So a port is taken from
+    below the ephemeral range (see :func:`port_candidates`) and reserved
+    with an exclusive ``flock`` on a file of its own under
+    :data:`PORT_LOCKS`, held until this process ends: no other process
+    that calls this function gets it meanwhile. Nothing listens on it on
+    return: the server the test starts binds it.
+
+    :param candidates: the ports to try, in order (default:
+        :func:`port_candidates`).
+    :raises ProcessError: when none of them is free.
+    """
+    os.makedirs(PORT_LOCKS, exist_ok=True)
+    for port in port_candidates() if candidates is None else candidates:
+        if port in _reserved:
+            continue
+        fd = os.open(os.path.join(PORT_LOCKS, str(port)),
+                     os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        if _bindable(host, port):
+            _reserved[port] = fd
+            return port
+        os.close(fd)
+    raise ProcessError('no free port on %s among those tried' % host)
 
 
 def driver_node(ironic_node=None, **values):
