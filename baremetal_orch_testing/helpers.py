@@ -38,7 +38,8 @@ class Timeout(AssertionError):
 
 
 class ProcessError(RuntimeError):
-    """A background process ended early or a URL never answered."""
+    """A background process ended early, a URL never answered, or no
+    port could be given (:func:`free_port`)."""
 
 
 def _check_alive(processes, what):
@@ -114,9 +115,9 @@ def wait_for_http(url, timeout=30, status=None, process=None,
 
 #: Where :func:`free_port` keeps a lock file a port it hands out.
 PORT_LOCKS = os.path.join(tempfile.gettempdir(), 'baremetal-orch-ports')
-#: The ports :func:`free_port` reserved in this process: port -> the open
-#: lock file whose ``flock`` reserves it until the process ends.
-_reserved = {}
+#: The open lock files whose ``flock`` reserves the ports
+#: :func:`free_port` gave this process, until it ends.
+_held = []
 
 
 def _ephemeral_low(path='/proc/sys/net/ipv4/ip_local_port_range'):
@@ -156,9 +157,11 @@ def free_port(host='127.0.0.1', candidates=None):
     one service answered the other's client. So a port is taken from
     below the ephemeral range (see :func:`port_candidates`) and reserved
     with an exclusive ``flock`` on a file of its own under
-    :data:`PORT_LOCKS`, held until this process ends: no other process
-    that calls this function gets it meanwhile. Nothing listens on it on
-    return: the server the test starts binds it.
+    :data:`PORT_LOCKS`, held until this process ends: no process that
+    calls this function with the same ``$TMPDIR`` gets it meanwhile,
+    this one included (a second ``flock`` on another opening of the file
+    fails too). Nothing listens on it on return: the server the test
+    starts binds it. The lock files stay, empty, one a port given.
 
     :param candidates: the ports to try, in order (default:
         :func:`port_candidates`).
@@ -166,8 +169,6 @@ def free_port(host='127.0.0.1', candidates=None):
     """
     os.makedirs(PORT_LOCKS, exist_ok=True)
     for port in port_candidates() if candidates is None else candidates:
-        if port in _reserved:
-            continue
         fd = os.open(os.path.join(PORT_LOCKS, str(port)),
                      os.O_RDWR | os.O_CREAT, 0o666)
         try:
@@ -176,7 +177,7 @@ def free_port(host='127.0.0.1', candidates=None):
             os.close(fd)
             continue
         if _bindable(host, port):
-            _reserved[port] = fd
+            _held.append(fd)
             return port
         os.close(fd)
     raise ProcessError('no free port on %s among those tried' % host)
