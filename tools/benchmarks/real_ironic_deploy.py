@@ -158,6 +158,11 @@ class Machine:
     """The CPU the whole machine spent between two points, and how much of
     it the shared servers took (``psutil``; the servers found by name).
 
+    A server's share is the sum, over its processes alive at both points,
+    of what each spent in between; a process that ended meanwhile adds
+    nothing (its last figure is gone with it), and never takes off what
+    it had spent before the start.
+
     :param servers: process names (:data:`SERVERS`).
     """
 
@@ -169,25 +174,29 @@ class Machine:
     def _now(self):
         times = psutil.cpu_times()
         busy = sum(times) - times.idle - getattr(times, 'iowait', 0.0)
-        servers = {}
+        spent = {}
         for proc in self.servers:
             try:
                 t = proc.cpu_times()
             except psutil.NoSuchProcess:
                 continue
-            name = proc.info['name']
-            servers[name] = servers.get(name, 0.0) + t.user + t.system
-        return busy, times.idle, servers
+            spent[proc.pid] = t.user + t.system
+        return busy, times.idle, spent
 
     def report(self):
         """``{'machine_busy_s', 'machine_idle_s', 'servers_cpu_s'}``
         since this object was made."""
-        busy, idle, servers = self._now()
+        busy, idle, spent = self._now()
+        servers = {}
+        for proc in self.servers:
+            name = proc.info['name']
+            servers.setdefault(name, 0.0)
+            if proc.pid in spent and proc.pid in self.start[2]:
+                servers[name] += spent[proc.pid] - self.start[2][proc.pid]
         return {'machine_busy_s': round(busy - self.start[0], 1),
                 'machine_idle_s': round(idle - self.start[1], 1),
-                'servers_cpu_s': {
-                    name: round(cpu - self.start[2].get(name, 0.0), 1)
-                    for name, cpu in sorted(servers.items())}}
+                'servers_cpu_s': {name: round(cpu, 1)
+                                  for name, cpu in sorted(servers.items())}}
 
 
 def request_counts(ironic, since):

@@ -14,6 +14,8 @@ interleaved runs, the dependency-order driver of the raw-Ironic script
 and where P9's makespan goes."""
 
 import secrets
+import subprocess
+import sys
 import time
 import types
 
@@ -238,6 +240,28 @@ class TestP7Strategy(base.TestCase):
         self.assertGreaterEqual(used['servers_cpu_s'][name], 0.2)
         self.assertGreaterEqual(used['machine_busy_s'], 0.2)
         self.assertGreaterEqual(used['machine_idle_s'], 0.0)
+
+    def test_a_server_that_ends_takes_nothing_back(self):
+        # Another process of the same name spends CPU, then ends before
+        # the report: what it spent before the start is not taken off
+        # what the others spent since.
+        name = psutil.Process().name()
+        other = subprocess.Popen(
+            [sys.executable, '-c',
+             'import sys, time\n'
+             'while time.process_time() < 0.6: pass\n'
+             'print(flush=True); sys.stdin.read()'],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.addCleanup(other.kill)
+        other.stdout.readline()
+        self.assertEqual(name, psutil.Process(other.pid).name())
+        machine = real_ironic_deploy.Machine(servers=(name,))
+        other.communicate(b'')
+        spent = time.process_time()
+        while time.process_time() - spent < 0.3:
+            pass
+        used = machine.report()
+        self.assertGreaterEqual(used['servers_cpu_s'][name], 0.2)
 
     def test_script_config_drive_is_like_ours(self):
         # The script hands each node what ours does: the same keys, values
